@@ -1,0 +1,68 @@
+"""gbai: constrained best arm identification in grouped bandits.
+
+A reproduction package for *Constrained Best Arm Identification in Grouped Bandits*
+(Dharod, Sravani, Heda, Moharir; arXiv 2412.08031). The public API:
+
+* the model: :class:`Instance`, :func:`load_instance`, the paper's instances
+  (:func:`paper_instance`, :data:`EXPERIMENTS`);
+* rewards with common random numbers: :class:`RewardStream`;
+* the paper's algorithms as step-engine policies (:class:`CSSLUCB`,
+  :class:`ActionElimination`, :class:`FeasibilityThenBAI`) and as compiled kernels;
+* the step engine (:class:`StepEngine`, :class:`RoundState`, :class:`Decision`)
+  for round-by-round study and custom policies;
+* :func:`run` and :func:`sweep` (cached, parallel) with :func:`summarize`.
+"""
+
+__version__ = "0.1.0"
+
+from .algorithms import ALGORITHMS, PAPER_ALGORITHMS, Algorithm, get_algorithm
+from .confidence import ConfidenceSets, EmpiricalBounds, confidence_radius, confidence_sets, empirical_bounds
+from .engine import DEFAULT_MAX_SAMPLES, Decision, Policy, Round, RoundState, RunResult, StepEngine
+from .instances import EXPERIMENTS, PAPER_DELTA, Experiment, experiment_grid, paper_instance, table1_example
+from .model import INFEASIBLE, NO_ANSWER, HardnessWarning, Instance, check_delta, load_instance
+from .policies import ActionElimination, CSSLUCB, FeasibilityThenBAI
+from .rewards import REWARD_MODELS, RewardStream, reward_variance
+from .simulation import code_fingerprint, default_cache_dir, run, run_seed, summarize, sweep
+
+__all__ = [
+    "ALGORITHMS",
+    "ActionElimination",
+    "Algorithm",
+    "CSSLUCB",
+    "ConfidenceSets",
+    "DEFAULT_MAX_SAMPLES",
+    "Decision",
+    "EXPERIMENTS",
+    "EmpiricalBounds",
+    "Experiment",
+    "FeasibilityThenBAI",
+    "HardnessWarning",
+    "INFEASIBLE",
+    "Instance",
+    "NO_ANSWER",
+    "PAPER_ALGORITHMS",
+    "PAPER_DELTA",
+    "Policy",
+    "REWARD_MODELS",
+    "RewardStream",
+    "Round",
+    "RoundState",
+    "RunResult",
+    "StepEngine",
+    "check_delta",
+    "code_fingerprint",
+    "confidence_radius",
+    "confidence_sets",
+    "default_cache_dir",
+    "empirical_bounds",
+    "experiment_grid",
+    "get_algorithm",
+    "load_instance",
+    "paper_instance",
+    "reward_variance",
+    "run",
+    "run_seed",
+    "summarize",
+    "sweep",
+    "table1_example",
+]

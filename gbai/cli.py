@@ -1,0 +1,241 @@
+"""Command line interface: ``gbai hardness``, ``gbai run`` and ``gbai benchmark``.
+
+Examples::
+
+    gbai hardness exp1 --x 0.31
+    gbai hardness --means my_instance.csv --threshold 0.4 --json
+    gbai run exp3 --x 0.3 --algorithm css-lucb --runs 200 --delta 0.1 --seed 1
+
+Bad arguments print one line on stderr and exit with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+
+from .algorithms import ALGORITHMS
+from .engine import DEFAULT_MAX_SAMPLES
+from .instances import EXPERIMENTS, paper_instance
+from .model import Instance, load_instance
+from .rewards import REWARD_MODELS
+
+__all__ = ["main"]
+
+
+class _UsageError(Exception):
+    """A command line mistake: reported in one line, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line instead of usage + message
+        raise _UsageError(message)
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def _nonnegative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
+    return value
+
+
+def _number(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
+    return value
+
+
+def _add_instance_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "experiment",
+        nargs="?",
+        choices=sorted(EXPERIMENTS),
+        metavar="EXP",
+        help=f"a paper instance: {', '.join(EXPERIMENTS)}",
+    )
+    parser.add_argument("--x", type=_number, help="the experiment's free attribute mean")
+    parser.add_argument("--n", type=int, help="number of arms for vary-n (4, 5 or 6)")
+    parser.add_argument("--m", type=int, help="number of attributes for vary-m (2, 3 or 4)")
+    parser.add_argument("--means", metavar="FILE.csv", help="your own instance: N rows, M columns")
+    parser.add_argument("--threshold", type=_number, help="threshold for --means")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+
+
+def _instance_from(args: argparse.Namespace) -> Instance:
+    if args.means is not None:
+        if args.experiment is not None:
+            raise _UsageError("give either EXP or --means FILE, not both")
+        if args.threshold is None:
+            raise _UsageError("--means needs --threshold")
+        for flag in ("x", "n", "m"):
+            if getattr(args, flag) is not None:
+                raise _UsageError(f"--{flag} applies to paper experiments, not to --means")
+        return load_instance(args.means, args.threshold)
+    if args.experiment is None:
+        raise _UsageError("give an experiment (EXP) or --means FILE --threshold TH")
+    if args.threshold is not None:
+        raise _UsageError("--threshold applies only to --means; paper experiments fix their own")
+    experiment = EXPERIMENTS[args.experiment]
+    size = None
+    for flag, parameter in (("n", "N"), ("m", "M")):
+        value = getattr(args, flag)
+        if value is None:
+            continue
+        if experiment.size_parameter != parameter:
+            raise _UsageError(f"--{flag} applies only to vary-{flag}")
+        size = value
+    if experiment.x_grid and args.x is None:
+        grid = ", ".join(f"{x:g}" for x in experiment.x_grid)
+        raise _UsageError(f"{args.experiment} needs --x (the paper's grid: {grid})")
+    return paper_instance(args.experiment, args.x, size)
+
+
+def _hardness(args: argparse.Namespace) -> dict:
+    instance = _instance_from(args)
+    summary = instance.describe()
+    summary["delta"] = args.delta
+    try:
+        from .lower_bounds import hardness_report  # the lower-bound quantities, when available
+    except ImportError:
+        pass
+    else:
+        summary.update(hardness_report(instance, args.delta))
+    if args.json:
+        print(json.dumps(summary, indent=2))
+        return summary
+    answer = "infeasible (no feasible arm)" if summary["answer"] is None else f"arm {summary['answer']}"
+    print(f"instance:     {instance.label or 'custom'} (N={instance.n_arms}, M={instance.n_attributes}, "
+          f"threshold {instance.threshold:g})")
+    print(f"answer:       {answer}")
+    print("arm means:    " + "  ".join(f"{v:.4f}" for v in summary["arm_means"]))
+    print(f"feasible set: {summary['feasible_set']}")
+    if summary["H_id"] is None:
+        print("H_id:         infinite (" + instance._infinite_reason().split(": ", 1)[1] + ")")
+    else:
+        print(f"H_id:         {summary['H_id']:.6g}")
+    for key, title in (
+        ("T_star", "T*(mu):      "),
+        ("lower_bound_tstar", "T*·kl(δ,1-δ): "),
+        ("lower_bound_theorem1", "Theorem 1:   "),
+    ):
+        if key in summary and summary[key] is not None:
+            print(f"{title}{summary[key]:.6g}")
+    return summary
+
+
+def _run(args: argparse.Namespace) -> dict:
+    from .simulation import summarize, sweep
+
+    instance = _instance_from(args)
+    table = sweep(
+        {instance.label or "custom": instance},
+        [args.algorithm],
+        n_runs=args.runs,
+        delta=args.delta,
+        seed=args.seed,
+        reward=args.reward,
+        max_samples=args.max_samples,
+        workers=args.workers,
+        cache_dir=None if args.no_cache else "default",
+        progress=not args.no_progress,
+    )
+    row = summarize(table).iloc[0]
+    result = {
+        "instance": instance.label or "custom",
+        "algorithm": args.algorithm,
+        "delta": args.delta,
+        "reward": args.reward,
+        "seed": args.seed,
+        "runs": int(row["runs"]),
+        "mean_samples": float(row["mean_samples"]),
+        "median_samples": float(row["median_samples"]),
+        "sem_samples": float(row["sem_samples"]),
+        "error_rate": float(row["error_rate"]),
+        "unstopped": float(row["unstopped"]),
+        "true_answer": instance.best_arm,
+    }
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return result
+    print(f"{args.algorithm} on {result['instance']}: delta={args.delta:g}, reward={args.reward}, "
+          f"{result['runs']} runs, seed {args.seed}")
+    print(f"mean samples:   {result['mean_samples']:.6g} (standard error {result['sem_samples']:.3g})")
+    print(f"median samples: {result['median_samples']:.6g}")
+    print(f"error rate:     {result['error_rate']:.4f}")
+    print(f"not stopped:    {result['unstopped']:.4f}")
+    return result
+
+
+def _benchmark(args: argparse.Namespace) -> None:
+    from .benchmark import main as benchmark_main
+
+    benchmark_main(["--runs", str(args.runs), "--fast-repeat", str(args.fast_repeat)])
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="gbai", description="Constrained best arm identification in grouped bandits.")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    hardness = commands.add_parser("hardness", help="answer, feasible set, H_id and lower bounds of an instance")
+    _add_instance_arguments(hardness)
+    hardness.add_argument("--delta", type=_number, default=0.1, help="confidence for the lower bounds (default 0.1)")
+    hardness.set_defaults(handler=_hardness)
+
+    run = commands.add_parser("run", help="simulate an algorithm many times and summarise")
+    _add_instance_arguments(run)
+    run.add_argument("--algorithm", required=True, choices=sorted(ALGORITHMS), metavar="ALGORITHM",
+                     help=f"one of {', '.join(ALGORITHMS)}")
+    run.add_argument("--runs", type=_positive_int, required=True, help="number of runs")
+    run.add_argument("--delta", type=_number, required=True, help="confidence parameter in (0, 1)")
+    run.add_argument("--seed", type=_nonnegative_int, required=True, help="non-negative integer seed")
+    run.add_argument("--workers", type=_positive_int, default=1, help="processes (default 1)")
+    run.add_argument("--reward", choices=sorted(REWARD_MODELS), default="beta", help="reward model (default beta)")
+    run.add_argument("--max-samples", type=_positive_int, default=DEFAULT_MAX_SAMPLES,
+                     help=f"sample budget per run (default {DEFAULT_MAX_SAMPLES:.0e})")
+    run.add_argument("--no-cache", action="store_true", help="do not read or write the result cache")
+    run.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    run.set_defaults(handler=_run)
+
+    bench = commands.add_parser("benchmark", help="samples per second of the fast and the step engine")
+    bench.add_argument("--runs", type=_positive_int, default=2)
+    bench.add_argument("--fast-repeat", type=_positive_int, default=20)
+    bench.set_defaults(handler=_benchmark)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``gbai`` command; returns the exit status."""
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+        if args.command is None:
+            raise _UsageError("choose a command: hardness, run or benchmark (see gbai --help)")
+        args.handler(args)
+    except (_UsageError, ValueError) as error:
+        message = str(error).splitlines()[0] if str(error) else type(error).__name__
+        print(f"gbai: error: {message}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

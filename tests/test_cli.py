@@ -1,0 +1,115 @@
+"""The command line: gbai hardness, gbai run, and one-line errors with exit status 2."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from gbai.cli import main
+
+
+def _json(capsys, argv):
+    assert main(argv) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_hardness_json_for_table1(capsys):
+    data = _json(capsys, ["hardness", "example", "--json"])
+    assert data["answer"] == 0
+    assert data["H_id"] == pytest.approx(900.0)
+    assert data["feasible_set"] == [0, 2]
+    assert data["arm_means"] == pytest.approx([0.5, 0.6, 0.4])
+
+
+def test_hardness_paper_experiments(capsys):
+    data = _json(capsys, ["hardness", "exp1", "--x", "0.31", "--json"])
+    assert data["answer"] == 0 and data["feasible_set"] == [0, 3, 4]
+    data = _json(capsys, ["hardness", "vary-n", "--x", "0.4", "--n", "4", "--json"])
+    assert data["n_arms"] == 4
+    data = _json(capsys, ["hardness", "vary-m", "--x", "0.4", "--m", "3", "--json"])
+    assert data["n_attributes"] == 3
+
+
+def test_hardness_text_output(capsys):
+    assert main(["hardness", "exp3", "--x", "0.3"]) == 0
+    out = capsys.readouterr().out
+    assert "answer:       arm 0" in out and "H_id:" in out and "feasible set: [0, 1]" in out
+
+
+def test_hardness_own_instance(tmp_path, capsys):
+    path = tmp_path / "mine.csv"
+    path.write_text("0.2,0.9\n0.1,0.8\n")
+    data = _json(capsys, ["hardness", "--means", str(path), "--threshold", "0.3", "--json"])
+    assert data["answer"] is None and data["feasible_set"] == []
+    assert main(["hardness", "--means", str(path), "--threshold", "0.3"]) == 0
+    assert "infeasible" in capsys.readouterr().out
+
+
+def test_hardness_reports_infinite_index(tmp_path, capsys):
+    path = tmp_path / "tie.csv"
+    path.write_text("0.5,0.7\n0.7,0.5\n")
+    data = _json(capsys, ["hardness", "--means", str(path), "--threshold", "0.3", "--json"])
+    assert data["H_id"] is None and data["H_id_infinite"]
+    assert main(["hardness", "--means", str(path), "--threshold", "0.3"]) == 0
+    assert "infinite" in capsys.readouterr().out
+
+
+def test_run_json(capsys):
+    data = _json(
+        capsys,
+        ["run", "example", "--algorithm", "css-lucb", "--runs", "8", "--delta", "0.1", "--seed", "3",
+         "--json", "--no-cache", "--no-progress"],
+    )
+    for key in ("mean_samples", "sem_samples", "error_rate", "unstopped", "runs", "median_samples"):
+        assert key in data
+    assert data["runs"] == 8 and data["error_rate"] == 0.0 and data["unstopped"] == 0.0
+
+
+def test_run_text_and_bernoulli(capsys):
+    argv = ["run", "exp3", "--x", "0.3", "--algorithm", "ae", "--runs", "3", "--delta", "0.1", "--seed", "0",
+            "--reward", "bernoulli", "--no-cache", "--no-progress"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "mean samples:" in out and "error rate:" in out and "not stopped:" in out
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [],
+        ["hardness"],
+        ["hardness", "exp1"],
+        ["hardness", "exp9", "--x", "0.3"],
+        ["hardness", "exp1", "--x", "abc"],
+        ["hardness", "exp1", "--x", "1.5"],
+        ["hardness", "exp1", "--x", "0.31", "--n", "4"],
+        ["hardness", "vary-n", "--x", "0.4", "--n", "9"],
+        ["hardness", "--means", "missing.csv", "--threshold", "0.3"],
+        ["hardness", "--means", "x.csv"],
+        ["hardness", "example", "--threshold", "0.3"],
+        ["run", "example", "--algorithm", "nope", "--runs", "2", "--delta", "0.1", "--seed", "0"],
+        ["run", "example", "--algorithm", "ae", "--runs", "0", "--delta", "0.1", "--seed", "0"],
+        ["run", "example", "--algorithm", "ae", "--runs", "2", "--delta", "1.5", "--seed", "0"],
+        ["run", "example", "--algorithm", "ae", "--runs", "2", "--delta", "0.1", "--seed", "-1"],
+        ["run", "example", "--algorithm", "ae", "--runs", "2", "--delta", "0.1"],
+        ["run", "example", "--algorithm", "ae", "--runs", "2", "--delta", "0.1", "--seed", "0", "--reward", "x"],
+        ["frobnicate"],
+    ],
+)
+def test_bad_arguments_exit_2_with_one_line(capsys, argv):
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("gbai: error:")
+
+
+def test_python_dash_m_entry_point():
+    completed = subprocess.run(
+        [sys.executable, "-m", "gbai", "hardness", "example", "--json"], capture_output=True, text=True, check=False
+    )
+    assert completed.returncode == 0
+    assert json.loads(completed.stdout)["answer"] == 0
+    completed = subprocess.run([sys.executable, "-m", "gbai", "hardness"], capture_output=True, text=True)
+    assert completed.returncode == 2 and completed.stderr.count("\n") == 1

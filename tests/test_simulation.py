@@ -1,0 +1,176 @@
+"""Sweeps: results, seeds, the on-disk cache, resumption and executors."""
+
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import gbai
+from gbai import simulation
+
+INSTANCES = {
+    "example": gbai.table1_example(),
+    "small": gbai.Instance([[0.8, 0.7], [0.5, 0.9], [0.2, 0.6]], 0.4),
+}
+ALGORITHMS = ["css-lucb", "ae"]
+
+
+def _sweep(tmp_path, **overrides):
+    options = dict(n_runs=10, delta=0.1, seed=4, workers=1, cache_dir=tmp_path, progress=False, chunk_size=4)
+    options.update(overrides)
+    return gbai.sweep(INSTANCES, ALGORITHMS, **options)
+
+
+def _without_counts(table):
+    return table.drop(columns="counts")
+
+
+def test_sweep_rows_match_single_runs(tmp_path):
+    table = _sweep(tmp_path)
+    assert len(table) == 2 * 2 * 10
+    assert list(table.columns) == [
+        "instance", "algorithm", "run", "answer", "samples", "rounds", "stopped", "correct", "error", "counts",
+    ]
+    for row in table.sample(6, random_state=0).itertuples():
+        single = gbai.run(INSTANCES[row.instance], row.algorithm, delta=0.1, seed=gbai.run_seed(4, row.run))
+        assert (single.answer, single.samples, single.rounds) == (row.answer, row.samples, row.rounds)
+        np.testing.assert_array_equal(single.counts, row.counts)
+    assert table["correct"].all()
+
+
+def test_run_seeds_are_shared_across_algorithms():
+    # Common random numbers: run r draws from the same streams whatever the algorithm.
+    instance = INSTANCES["example"]
+    first = gbai.RewardStream(instance.means, gbai.run_seed(4, 3)).samples(0, 1, 20)
+    again = gbai.RewardStream(instance.means, gbai.run_seed(4, 3)).samples(0, 1, 20)
+    other = gbai.RewardStream(instance.means, gbai.run_seed(4, 2)).samples(0, 1, 20)
+    np.testing.assert_array_equal(first, again)
+    assert not np.array_equal(first, other)
+
+
+def test_rerun_loads_from_cache(tmp_path, monkeypatch):
+    first = _sweep(tmp_path)
+    assert len(list(tmp_path.rglob("*.npz"))) == 2 * 2 * 3  # 10 runs in chunks of 4
+    monkeypatch.setattr(simulation, "_run_chunk", lambda chunk: pytest.fail("recomputed a cached chunk"))
+    second = _sweep(tmp_path)
+    pd.testing.assert_frame_equal(_without_counts(first), _without_counts(second))
+
+
+def test_interrupted_sweep_resumes(tmp_path, monkeypatch):
+    real = simulation._run_chunk
+    calls = []
+
+    def interrupted(chunk):
+        if len(calls) == 5:
+            raise KeyboardInterrupt
+        calls.append(chunk.key())
+        return real(chunk)
+
+    monkeypatch.setattr(simulation, "_run_chunk", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        _sweep(tmp_path)
+    assert len(list(tmp_path.rglob("*.npz"))) == 5
+    assert not list(tmp_path.rglob("*.tmp"))
+
+    resumed = []
+    monkeypatch.setattr(simulation, "_run_chunk", lambda chunk: resumed.append(chunk.key()) or real(chunk))
+    table = _sweep(tmp_path)
+    assert len(resumed) == 12 - 5
+    assert not set(resumed) & set(calls)
+    pd.testing.assert_frame_equal(_without_counts(table), _without_counts(_sweep(tmp_path / "fresh")))
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"delta": 0.2},
+        {"seed": 5},
+        {"reward": "bernoulli"},
+        {"max_samples": 10**6},
+    ],
+)
+def test_changed_parameters_never_reuse_entries(tmp_path, monkeypatch, change):
+    _sweep(tmp_path)
+    computed = []
+    real = simulation._run_chunk
+    monkeypatch.setattr(simulation, "_run_chunk", lambda chunk: computed.append(1) or real(chunk))
+    _sweep(tmp_path, **change)
+    assert len(computed) == 12
+
+
+def test_changed_instance_or_code_changes_the_key():
+    base = simulation._Chunk(INSTANCES["example"].means, 0.3, "css-lucb", 0.1, "beta", 0, 0, 5, 10**6)
+    moved = INSTANCES["example"].means.copy()
+    moved[0, 0] = 0.61
+    assert simulation._Chunk(moved, 0.3, "css-lucb", 0.1, "beta", 0, 0, 5, 10**6).key() != base.key()
+    assert simulation._Chunk(base.means, 0.31, "css-lucb", 0.1, "beta", 0, 0, 5, 10**6).key() != base.key()
+    assert simulation._Chunk(base.means, 0.3, "ae", 0.1, "beta", 0, 0, 5, 10**6).key() != base.key()
+    key = base.key()
+    simulation._FINGERPRINT = "different code"
+    try:
+        assert base.key() != key
+    finally:
+        simulation._FINGERPRINT = None
+    assert base.key() == key
+
+
+def test_writes_are_atomic(tmp_path, monkeypatch):
+    def broken_savez(stream, **data):
+        stream.write(b"half a file")
+        raise OSError("disk full")
+
+    monkeypatch.setattr(simulation.np, "savez", broken_savez)
+    with pytest.raises(OSError, match="disk full"):
+        simulation._store(tmp_path / "ab" / "entry.npz", {"answer": np.zeros(1)})
+    assert not list(tmp_path.rglob("*"))[1:]  # only the folder itself, no partial files
+
+
+def test_unreadable_entries_are_recomputed(tmp_path):
+    first = _sweep(tmp_path)
+    victim = sorted(tmp_path.rglob("*.npz"))[0]
+    victim.write_bytes(b"garbage")
+    second = _sweep(tmp_path)
+    pd.testing.assert_frame_equal(_without_counts(first), _without_counts(second))
+
+
+def test_executors_give_identical_results(tmp_path):
+    inline = _sweep(tmp_path / "inline")
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        threaded = _sweep(tmp_path / "threads", executor=pool)
+    processes = _sweep(tmp_path / "processes", workers=2)
+    uncached = _sweep(None)
+    for other in (threaded, processes, uncached):
+        pd.testing.assert_frame_equal(_without_counts(inline), _without_counts(other))
+
+
+def test_summary_statistics(tmp_path):
+    table = _sweep(tmp_path)
+    summary = gbai.summarize(table)
+    assert len(summary) == 4
+    row = summary.iloc[0]
+    samples = table[(table["instance"] == row["instance"]) & (table["algorithm"] == row["algorithm"])]["samples"]
+    assert row["mean_samples"] == pytest.approx(samples.mean())
+    assert row["sem_samples"] == pytest.approx(samples.std(ddof=1) / np.sqrt(len(samples)))
+    assert row["ci95_high"] - row["ci95_low"] == pytest.approx(2 * 1.96 * row["sem_samples"])
+    assert row["error_rate"] == 0 and row["unstopped"] == 0
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ({"n_runs": 0}, "n_runs"),
+        ({"workers": 0}, "workers"),
+        ({"chunk_size": 0}, "chunk_size"),
+        ({"seed": -3}, "seed"),
+        ({"delta": 1.0}, "delta"),
+        ({"reward": "gauss"}, "reward"),
+    ],
+)
+def test_sweep_argument_errors(tmp_path, options, message):
+    with pytest.raises(ValueError, match=message):
+        _sweep(tmp_path, **options)
+    with pytest.raises(ValueError, match="unknown algorithm"):
+        gbai.sweep(INSTANCES, ["nope"], n_runs=2, cache_dir=None)
+    with pytest.raises(ValueError, match="at least one instance"):
+        gbai.sweep({}, ["ae"], n_runs=2, cache_dir=None)
