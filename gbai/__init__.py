@@ -10,7 +10,11 @@ A reproduction package for *Constrained Best Arm Identification in Grouped Bandi
   :class:`ActionElimination`, :class:`FeasibilityThenBAI`) and as compiled kernels;
 * the step engine (:class:`StepEngine`, :class:`RoundState`, :class:`Decision`)
   for round-by-round study and custom policies;
-* :func:`run` and :func:`sweep` (cached, parallel) with :func:`summarize`.
+* :func:`run` and :func:`sweep` (cached, parallel) with :func:`summarize`,
+  :func:`sweep_experiment` and :func:`paired_comparison`;
+* lower bounds: Theorem 1 (:func:`theorem1_bound`), the most confusing alternative
+  (:func:`best_response`, also the GLR statistic) and the characteristic time
+  (:func:`characteristic_time`, :func:`lower_bound_tstar`).
 """
 
 __version__ = "0.1.0"
@@ -18,14 +22,45 @@ __version__ = "0.1.0"
 from .algorithms import ALGORITHMS, PAPER_ALGORITHMS, Algorithm, get_algorithm
 from .confidence import ConfidenceSets, EmpiricalBounds, confidence_radius, confidence_sets, empirical_bounds
 from .engine import DEFAULT_MAX_SAMPLES, Decision, Policy, Round, RoundState, RunResult, StepEngine
+from .lower_bounds import (
+    BestResponse,
+    CharacteristicTime,
+    alternative_values,
+    best_response,
+    characteristic_time,
+    kl_bernoulli,
+    lower_bound_tstar,
+    theorem1_bound,
+    theorem1_constants,
+)
 from .instances import EXPERIMENTS, PAPER_DELTA, Experiment, experiment_grid, paper_instance, table1_example
 from .model import INFEASIBLE, NO_ANSWER, HardnessWarning, Instance, check_delta, load_instance
 from .policies import ActionElimination, CSSLUCB, FeasibilityThenBAI
 from .rewards import REWARD_MODELS, RewardStream, reward_variance
-from .simulation import code_fingerprint, default_cache_dir, run, run_seed, summarize, sweep
+from .simulation import (
+    code_fingerprint,
+    default_cache_dir,
+    paired_comparison,
+    run,
+    run_seed,
+    summarize,
+    sweep,
+    sweep_experiment,
+)
 
 __all__ = [
     "ALGORITHMS",
+    "BestResponse",
+    "CharacteristicTime",
+    "alternative_values",
+    "best_response",
+    "characteristic_time",
+    "kl_bernoulli",
+    "lower_bound_tstar",
+    "paired_comparison",
+    "sweep_experiment",
+    "theorem1_bound",
+    "theorem1_constants",
     "ActionElimination",
     "Algorithm",
     "CSSLUCB",

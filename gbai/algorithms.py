@@ -19,7 +19,9 @@ class Algorithm:
     """A named algorithm.
 
     ``make_policy`` builds a fresh step-engine policy; ``kernel`` names the compiled
-    kernel of :mod:`gbai.fast` that runs the same rule.
+    kernel of :mod:`gbai.fast` that runs the same rule. ``modules`` lists the package
+    modules the algorithm uses beyond the shared simulation core (see
+    :func:`gbai.simulation.code_fingerprint`): editing them invalidates its cached runs.
     """
 
     name: str
@@ -27,6 +29,7 @@ class Algorithm:
     reference: str
     make_policy: Callable[[], Policy]
     kernel: str
+    modules: tuple[str, ...] = ()
 
 
 ALGORITHMS: dict[str, Algorithm] = {

@@ -19,7 +19,8 @@ import sys
 from .algorithms import ALGORITHMS
 from .engine import DEFAULT_MAX_SAMPLES
 from .instances import EXPERIMENTS, paper_instance
-from .model import Instance, load_instance
+from .lower_bounds import hardness_report
+from .model import Instance, check_delta, load_instance
 from .rewards import REWARD_MODELS
 
 __all__ = ["main"]
@@ -113,12 +114,7 @@ def _hardness(args: argparse.Namespace) -> dict:
     instance = _instance_from(args)
     summary = instance.describe()
     summary["delta"] = args.delta
-    try:
-        from .lower_bounds import hardness_report  # the lower-bound quantities, when available
-    except ImportError:
-        pass
-    else:
-        summary.update(hardness_report(instance, args.delta))
+    summary.update(hardness_report(instance, check_delta(args.delta)))
     if args.json:
         print(json.dumps(summary, indent=2))
         return summary
@@ -132,13 +128,16 @@ def _hardness(args: argparse.Namespace) -> dict:
         print("H_id:         infinite (" + instance._infinite_reason().split(": ", 1)[1] + ")")
     else:
         print(f"H_id:         {summary['H_id']:.6g}")
-    for key, title in (
-        ("T_star", "T*(mu):      "),
-        ("lower_bound_tstar", "T*·kl(δ,1-δ): "),
-        ("lower_bound_theorem1", "Theorem 1:   "),
-    ):
-        if key in summary and summary[key] is not None:
-            print(f"{title}{summary[key]:.6g}")
+    def show(value):
+        return "infinite" if value is None else f"{value:.6g}"
+
+    print(f"T*(mu):       {show(summary['T_star'])} (Bernoulli divergence)")
+    print(f"T*·kl(δ,1-δ): {show(summary['lower_bound_tstar'])} at δ = {args.delta:g}")
+    print(f"Theorem 1:    {show(summary['lower_bound_theorem1'])} at δ = {args.delta:g} "
+          f"(C = {show(summary['theorem1_C'])}, {summary['theorem1_case']})")
+    print("w* (arms x attributes):")
+    for row in summary["w_star"]:
+        print("    " + "  ".join(f"{value:.4f}" for value in row))
     return summary
 
 

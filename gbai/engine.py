@@ -23,9 +23,10 @@ round that would exceed ``max_samples`` ends the run as *not stopped*.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterator, Protocol, runtime_checkable
+from typing import Iterable, Iterator, Protocol, runtime_checkable
 
 import numpy as np
+import pandas as pd
 
 from .confidence import ConfidenceSets, EmpiricalBounds, confidence_sets, empirical_bounds
 from .model import INFEASIBLE, NO_ANSWER, Instance, check_delta
@@ -314,6 +315,40 @@ class StepEngine:
         for _ in self.rounds():
             pass
         return self.result
+
+    def trace(self, snapshots: Iterable[int] = ()) -> tuple[pd.DataFrame, dict[int, Round]]:
+        """Play to the end, recording every round; returns ``(table, rounds)``.
+
+        ``table`` has one row per decision round ``t``: the samples drawn so far,
+        ``i_t`` (``best_feasible_arm``), ``c_t`` (``competitor_arm``), ``i*_t``
+        (``best_perfectly_feasible_arm``), the members of ``F_t``, ``F_Pt`` and ``P_t``
+        as tuples, the arms pulled in the round and whether the round stopped.
+        ``rounds`` maps each requested round number (and the last round) to the
+        :class:`Round` played then, with its full state.
+        """
+        wanted = set(int(t) for t in snapshots)
+        rows, kept = [], {}
+        for played in self.rounds():
+            state, decision, sets = played.state, played.decision, played.state.sets
+            pulled = () if decision.stops else tuple(int(i) for i in np.flatnonzero(decision.pulls.any(axis=1)))
+            rows.append(
+                {
+                    "t": state.t,
+                    "samples": state.total_samples,
+                    "best_feasible_arm": sets.best_feasible_arm,
+                    "competitor_arm": sets.competitor_arm,
+                    "best_perfectly_feasible_arm": sets.best_perfectly_feasible_arm,
+                    "feasible_set": tuple(int(i) for i in np.flatnonzero(sets.feasible_set)),
+                    "perfectly_feasible_set": tuple(int(i) for i in np.flatnonzero(sets.perfectly_feasible_set)),
+                    "potential_set": tuple(int(i) for i in np.flatnonzero(sets.potential_set)),
+                    "pulled_arms": pulled,
+                    "pulls": 0 if decision.stops else int(decision.pulls.sum()),
+                    "stops": decision.stops,
+                }
+            )
+            if state.t in wanted or self.finished:
+                kept[state.t] = played
+        return pd.DataFrame(rows), kept
 
     def _sample(self, pulls: np.ndarray) -> None:
         for i, j in zip(*np.nonzero(pulls)):

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import os
 import tempfile
 from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
@@ -28,17 +27,21 @@ from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-from tqdm.auto import tqdm
+from tqdm import tqdm
 
 from . import __version__
 from .algorithms import get_algorithm
 from .engine import DEFAULT_MAX_SAMPLES, RunResult, StepEngine, check_max_samples
 from .fast import run_kernel
+from .instances import EXPERIMENTS, PAPER_DELTA
+from .lower_bounds import lower_bound_tstar
 from .model import Instance, check_delta
 from .rewards import pair_keys, reward_code, reward_exponents, seed_sequence
 
 __all__ = [
     "code_fingerprint",
+    "paired_comparison",
+    "sweep_experiment",
     "default_cache_dir",
     "run",
     "run_seed",
@@ -47,8 +50,9 @@ __all__ = [
 ]
 
 ENGINES = ("fast", "step")
-#: Modules that only present results; editing them does not invalidate cached runs.
-_PRESENTATION_MODULES = {"plotting.py", "cli.py", "__main__.py", "instances.py"}
+#: Modules every simulated run depends on; an algorithm adds its own (Algorithm.modules).
+CORE_MODULES = ("model.py", "rewards.py", "confidence.py", "engine.py", "fast.py", "policies.py",
+                "algorithms.py", "simulation.py")
 
 
 def run_seed(seed: int, run_index: int) -> np.random.SeedSequence:
@@ -108,20 +112,24 @@ def default_cache_dir() -> Path:
     return Path(base) / "gbai"
 
 
-_FINGERPRINT: str | None = None
+_FINGERPRINTS: dict[str, str] = {}
 
 
-def code_fingerprint() -> str:
-    """A hash of the package version and of every module that can change a simulated run."""
-    global _FINGERPRINT
-    if _FINGERPRINT is None:
+def code_fingerprint(algorithm: str = "css-lucb") -> str:
+    """A hash of the package version and of the source of every module a run of ``algorithm`` uses.
+
+    That is :data:`CORE_MODULES` plus the algorithm's own ``modules``. Editing any of
+    them gives new cache keys; editing presentation code (plotting, notebooks, the
+    command line) or another algorithm's module does not.
+    """
+    if algorithm not in _FINGERPRINTS:
+        folder = Path(__file__).parent
         digest = hashlib.sha256(__version__.encode())
-        for path in sorted(Path(__file__).parent.glob("*.py")):
-            if path.name not in _PRESENTATION_MODULES:
-                digest.update(path.name.encode())
-                digest.update(path.read_bytes())
-        _FINGERPRINT = digest.hexdigest()[:16]
-    return _FINGERPRINT
+        for name in sorted(set(CORE_MODULES) | set(get_algorithm(algorithm).modules)):
+            digest.update(name.encode())
+            digest.update((folder / name).read_bytes())
+        _FINGERPRINTS[algorithm] = digest.hexdigest()[:16]
+    return _FINGERPRINTS[algorithm]
 
 
 @dataclass(frozen=True)
@@ -149,7 +157,7 @@ class _Chunk:
             "seed": self.seed,
             "runs": [self.start, self.stop],
             "max_samples": self.max_samples,
-            "code": code_fingerprint(),
+            "code": code_fingerprint(self.algorithm),
         }
         text = json.dumps(payload, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()
@@ -412,9 +420,89 @@ def summarize(table: pd.DataFrame, by: Sequence[str] = ("instance", "algorithm")
     return summary[order].reset_index()
 
 
-def mean_with_interval(values: np.ndarray) -> tuple[float, float]:
-    """Mean and the half-width of its normal 95% confidence interval."""
-    values = np.asarray(values, dtype=np.float64)
-    if values.size < 2:
-        return float(values.mean()), math.nan
-    return float(values.mean()), float(1.96 * values.std(ddof=1) / math.sqrt(values.size))
+def sweep_experiment(
+    name: str,
+    algorithms: Sequence[str],
+    *,
+    n_runs: int,
+    delta: float = PAPER_DELTA,
+    seed: int = 0,
+    sizes: Sequence[int] | None = None,
+    x_values: Sequence[float] | None = None,
+    **options,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Sweep a paper experiment over its x grid; returns ``(runs, summary)``.
+
+    ``sizes`` lists N (``vary-n``) or M (``vary-m``) values; by default the
+    experiment's own sizes, or none for experiments without a size. ``x_values``
+    defaults to the experiment's grid. ``options`` go to :func:`sweep`. The summary
+    has one row per (instance, algorithm) with the columns of :func:`summarize`
+    plus ``experiment``, ``x``, ``size``, ``n_arms``, ``n_attributes``, ``H_id``,
+    ``H_id_feasible_competitor`` (the variant of :meth:`gbai.Instance.hardness_terms`),
+    ``T_star_kl`` (the bound ``T*(mu) kl(delta, 1 - delta)`` with the Bernoulli
+    divergence, :func:`gbai.lower_bounds.lower_bound_tstar`) and
+    ``ratio_to_T_star_kl`` (mean samples over that bound).
+    """
+    if name not in EXPERIMENTS:
+        raise ValueError(f"unknown experiment {name!r}; choose from {sorted(EXPERIMENTS)}")
+    experiment = EXPERIMENTS[name]
+    xs = list(experiment.x_grid if x_values is None else x_values)
+    if not xs:
+        raise ValueError(f"experiment {name!r} has no x grid to sweep")
+    size_list = list(sizes) if sizes is not None else (list(experiment.sizes) or [None])
+    instances: dict[str, Instance] = {}
+    facts = []
+    for size in size_list:
+        for x in xs:
+            instance = experiment.instance(x, size)
+            instances[instance.label] = instance
+            facts.append({"instance": instance.label, "experiment": name, "x": x, "size": size,
+                          "n_arms": instance.n_arms, "n_attributes": instance.n_attributes,
+                          "H_id": instance.hardness_index(),
+                          "H_id_feasible_competitor": instance.hardness_index(competitor="feasible"),
+                          "T_star_kl": lower_bound_tstar(instance, delta)})
+    table = sweep(instances, algorithms, n_runs=n_runs, delta=delta, seed=seed, **options)
+    summary = summarize(table).merge(pd.DataFrame(facts), on="instance", how="left")
+    summary["ratio_to_T_star_kl"] = summary["mean_samples"] / summary["T_star_kl"]
+    first = ["experiment", "x", "size", "H_id", "algorithm"]
+    summary = summary[first + [column for column in summary.columns if column not in first]]
+    return table, summary
+
+
+def paired_comparison(table: pd.DataFrame, reference: str, others: Sequence[str]) -> pd.DataFrame:
+    """Compare ``reference`` with each of ``others`` run by run, per instance.
+
+    Runs with the same index share their reward streams (common random numbers), so
+    the per-run difference ``reference - other`` has a much smaller spread than the
+    two means. Columns: ``instance``, ``other``, ``runs``, the two mean sample counts,
+    ``ratio`` (reference / other), ``difference`` (mean paired difference),
+    ``ci95_low``/``ci95_high`` (difference +/- 1.96 standard errors), ``wins`` (share
+    of runs where the reference used fewer samples) and ``verdict``: ``"fewer"``
+    when the whole interval is below 0, ``"more"`` when it is above 0, else
+    ``"undecided"``.
+    """
+    rows = []
+    wide = table.pivot_table(index=["instance", "run"], columns="algorithm", values="samples", sort=False)
+    for other in others:
+        if reference not in wide.columns or other not in wide.columns:
+            raise ValueError(f"the table must hold runs of both {reference!r} and {other!r}")
+        for instance, group in wide.groupby(level="instance", sort=False):
+            difference = (group[reference] - group[other]).to_numpy(dtype=np.float64)
+            half = 1.96 * difference.std(ddof=1) / np.sqrt(difference.size) if difference.size > 1 else np.nan
+            low, high = difference.mean() - half, difference.mean() + half
+            rows.append(
+                {
+                    "instance": instance,
+                    "other": other,
+                    "runs": difference.size,
+                    f"mean {reference}": group[reference].mean(),
+                    "mean other": group[other].mean(),
+                    "ratio": group[reference].mean() / group[other].mean(),
+                    "difference": difference.mean(),
+                    "ci95_low": low,
+                    "ci95_high": high,
+                    "wins": float((difference < 0).mean()),
+                    "verdict": "fewer" if high < 0 else ("more" if low > 0 else "undecided"),
+                }
+            )
+    return pd.DataFrame(rows)

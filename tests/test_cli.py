@@ -22,6 +22,17 @@ def test_hardness_json_for_table1(capsys):
     assert data["arm_means"] == pytest.approx([0.5, 0.6, 0.4])
 
 
+def test_hardness_lower_bound_keys(capsys):
+    data = _json(capsys, ["hardness", "exp1", "--x", "0.31", "--json", "--delta", "0.01"])
+    for key in ("T_star", "w_star", "lower_bound_theorem1", "lower_bound_tstar"):
+        assert key in data
+    assert data["delta"] == 0.01
+    # kl(0.01, 0.99) = 0.98 ln 99 = 4.5032 to four digits.
+    assert data["lower_bound_tstar"] == pytest.approx(data["T_star"] * 4.5032, rel=1e-4)
+    assert sum(map(sum, data["w_star"])) == pytest.approx(1.0)
+    assert 0 < data["lower_bound_theorem1"] < data["lower_bound_tstar"]
+
+
 def test_hardness_paper_experiments(capsys):
     data = _json(capsys, ["hardness", "exp1", "--x", "0.31", "--json"])
     assert data["answer"] == 0 and data["feasible_set"] == [0, 3, 4]
@@ -88,6 +99,7 @@ def test_run_text_and_bernoulli(capsys):
         ["hardness", "--means", "missing.csv", "--threshold", "0.3"],
         ["hardness", "--means", "x.csv"],
         ["hardness", "example", "--threshold", "0.3"],
+        ["hardness", "example", "--delta", "0"],
         ["run", "example", "--algorithm", "nope", "--runs", "2", "--delta", "0.1", "--seed", "0"],
         ["run", "example", "--algorithm", "ae", "--runs", "0", "--delta", "0.1", "--seed", "0"],
         ["run", "example", "--algorithm", "ae", "--runs", "2", "--delta", "1.5", "--seed", "0"],

@@ -107,12 +107,32 @@ def test_changed_instance_or_code_changes_the_key():
     assert simulation._Chunk(base.means, 0.31, "css-lucb", 0.1, "beta", 0, 0, 5, 10**6).key() != base.key()
     assert simulation._Chunk(base.means, 0.3, "ae", 0.1, "beta", 0, 0, 5, 10**6).key() != base.key()
     key = base.key()
-    simulation._FINGERPRINT = "different code"
+    simulation._FINGERPRINTS["css-lucb"] = "different code"
     try:
         assert base.key() != key
     finally:
-        simulation._FINGERPRINT = None
+        simulation._FINGERPRINTS.clear()
     assert base.key() == key
+
+
+def test_fingerprint_covers_the_core_and_the_algorithms_own_modules(monkeypatch, tmp_path):
+    import shutil
+    from pathlib import Path
+
+    fake = tmp_path / "gbai"
+    shutil.copytree(Path(simulation.__file__).parent, fake, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(simulation, "__file__", str(fake / "simulation.py"))
+    simulation._FINGERPRINTS.clear()
+    try:
+        before = simulation.code_fingerprint("css-lucb")
+        (fake / "plotting.py").write_text("# presentation only\n")
+        simulation._FINGERPRINTS.clear()
+        assert simulation.code_fingerprint("css-lucb") == before
+        (fake / "fast.py").write_text((fake / "fast.py").read_text() + "\n# changed\n")
+        simulation._FINGERPRINTS.clear()
+        assert simulation.code_fingerprint("css-lucb") != before
+    finally:
+        simulation._FINGERPRINTS.clear()
 
 
 def test_writes_are_atomic(tmp_path, monkeypatch):

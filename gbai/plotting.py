@@ -1,0 +1,262 @@
+"""Plotting helpers used by the notebooks: one :func:`savefig` and a few standard plots.
+
+Figures are written to :func:`figures_dir` as PDF and PNG, with the data they show
+written beside them as CSV. PDF and PNG metadata carry no timestamp, so the same
+data give the same files.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "ALGORITHM_STYLES",
+    "figures_dir",
+    "plot_allocation",
+    "plot_confidence_intervals",
+    "plot_instance",
+    "plot_sample_complexity",
+    "plot_set_evolution",
+    "savefig",
+]
+
+#: Colours and markers per algorithm, shared by every figure.
+ALGORITHM_STYLES = {
+    "css-lucb": {"color": "#1f77b4", "marker": "o", "label": "CSS-LUCB"},
+    "ae": {"color": "#d62728", "marker": "s", "label": "Action Elimination"},
+    "feasibility-then-bai": {"color": "#2ca02c", "marker": "^", "label": "Feasibility then BAI"},
+}
+_FALLBACK_COLORS = ["#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#ff7f0e"]
+
+
+def _style(algorithm: str, index: int) -> dict:
+    if algorithm in ALGORITHM_STYLES:
+        return ALGORITHM_STYLES[algorithm]
+    return {"color": _FALLBACK_COLORS[index % len(_FALLBACK_COLORS)], "marker": "D", "label": algorithm}
+
+
+def repository_root() -> Path:
+    """The folder holding ``pyproject.toml`` above the package, else the working directory."""
+    here = Path(__file__).resolve().parents[1]
+    return here if (here / "pyproject.toml").exists() else Path.cwd()
+
+
+def figures_dir() -> Path:
+    """``$GBAI_FIGURES_DIR`` if set, else ``figures/`` at the repository root.
+
+    Paths are resolved from the repository, not from the working directory, so a
+    notebook writes to the same place under papermill and under nbval.
+    """
+    if os.environ.get("GBAI_FIGURES_DIR"):
+        return Path(os.environ["GBAI_FIGURES_DIR"])
+    return repository_root() / "figures"
+
+
+def savefig(fig, name: str, data: pd.DataFrame | None = None, directory: str | Path | None = None) -> list[Path]:
+    """Write ``fig`` as ``name.pdf`` and ``name.png`` (and ``data`` as ``name.csv``).
+
+    Returns the paths written. ``directory`` defaults to :func:`figures_dir`.
+    """
+    if not name or "/" in name or name.startswith("."):
+        raise ValueError(f"figure name must be a plain file stem, got {name!r}")
+    folder = Path(directory) if directory is not None else figures_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = [folder / f"{name}.pdf", folder / f"{name}.png"]
+    fig.savefig(paths[0], bbox_inches="tight", metadata={"CreationDate": None, "ModDate": None})
+    fig.savefig(paths[1], bbox_inches="tight", dpi=150, metadata={"Software": None})
+    if data is not None:
+        paths.append(folder / f"{name}.csv")
+        data.to_csv(paths[-1], index=False, float_format="%.10g")
+    return paths
+
+
+def _axes(ax, figsize=(6.0, 4.0)):
+    import matplotlib.pyplot as plt
+
+    if ax is not None:
+        return ax.figure, ax
+    fig, ax = plt.subplots(figsize=figsize)
+    return fig, ax
+
+
+def plot_instance(instance, ax=None, title: str | None = None):
+    """Attribute means (dots) against the threshold (dashed line), with arm means (bars).
+
+    Infeasible arms are hatched; the best feasible arm is outlined.
+    """
+    fig, ax = _axes(ax)
+    means = instance.means
+    n_arms, n_attributes = means.shape
+    arms = np.arange(n_arms)
+    feasible = instance.feasible_mask
+    bars = ax.bar(arms, instance.arm_means, width=0.6, color="#c6dbef", edgecolor="#08519c", label="arm mean")
+    for i, bar in enumerate(bars):
+        if not feasible[i]:
+            bar.set_hatch("//")
+            bar.set_facecolor("#fdd0a2")
+            bar.set_edgecolor("#a63603")
+        if instance.best_arm == i:
+            bar.set_linewidth(2.5)
+    offsets = np.linspace(-0.22, 0.22, n_attributes) if n_attributes > 1 else np.zeros(1)
+    for j in range(n_attributes):
+        ax.scatter(arms + offsets[j], means[:, j], s=22, color="black", zorder=3,
+                   label="attribute means" if j == 0 else None)
+    ax.axhline(instance.threshold, color="#a50f15", linestyle="--", label=f"threshold {instance.threshold:g}")
+    ax.set_xticks(arms, [f"arm {i}" for i in arms])
+    ax.set_ylim(0, 1.05)
+    ax.set_ylabel("mean reward")
+    ax.set_title(title if title is not None else (instance.label or "instance"))
+    ax.legend(loc="upper left", fontsize=8, frameon=False)
+    return fig, ax
+
+
+def plot_sample_complexity(
+    summary: pd.DataFrame,
+    x: str = "H_id",
+    ax=None,
+    algorithms: Sequence[str] | None = None,
+    reference: str | None = None,
+    reference_label: str = "T*(μ)·kl(δ, 1−δ)",
+    logy: bool = True,
+    title: str | None = None,
+    group: str = "algorithm",
+    group_label: str = "",
+):
+    """Mean samples with 95% intervals against ``x``, one line per algorithm.
+
+    ``summary`` needs the columns ``algorithm``, ``x``, ``mean_samples``, ``ci95_low``
+    and ``ci95_high`` (as returned by :func:`gbai.simulation.summarize` plus an ``x``
+    column). ``reference`` names an optional column drawn as a dotted black line, e.g.
+    the lower bound ``T*·kl`` (one per group when ``group`` is not the algorithm).
+    ``group`` selects the column that separates the lines; ``group_label`` prefixes
+    its values in the legend (e.g. ``"N = "``).
+    """
+    fig, ax = _axes(ax)
+    names = list(algorithms) if algorithms is not None else list(dict.fromkeys(summary[group]))
+    for index, name in enumerate(names):
+        rows = summary[summary[group] == name].sort_values(x)
+        style = dict(_style(name, index)) if group == "algorithm" else {
+            "color": _FALLBACK_COLORS[index % len(_FALLBACK_COLORS)], "marker": "os^Dv"[index % 5],
+            "label": f"{group_label}{name}"}
+        error = np.vstack([rows["mean_samples"] - rows["ci95_low"], rows["ci95_high"] - rows["mean_samples"]])
+        ax.errorbar(rows[x], rows["mean_samples"], yerr=error, color=style["color"], marker=style["marker"],
+                    markersize=5, capsize=3, label=style["label"])
+    if reference is not None:
+        parts = [summary] if group == "algorithm" else [rows for _, rows in summary.groupby(group, sort=False)]
+        for index, rows in enumerate(parts):
+            rows = rows.drop_duplicates(x).sort_values(x)
+            ax.plot(rows[x], rows[reference], color="black", linestyle=":", marker=".",
+                    label=reference_label if index == 0 else None)
+    if logy:
+        ax.set_yscale("log")
+    ax.set_xlabel({"H_id": "hardness index $H_{id}$"}.get(x, x))
+    ax.set_ylabel("samples to stop (mean, 95% CI)")
+    if title:
+        ax.set_title(title)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    return fig, ax
+
+
+def plot_confidence_intervals(state, ax=None, title: str | None = None, arms: Sequence[int] | None = None):
+    """Draw one round of the step engine: attribute and arm confidence intervals.
+
+    Attribute intervals ``[L_ij, U_ij]`` are thin lines (red when the threshold is
+    above ``U_ij``, i.e. the pair left ``F_t^A``); arm intervals ``[L_i, U_i]`` are
+    thick bars. Markers flag the leader ``i_t`` (star) and the competitor ``c_t``
+    (diamond); arms of the potential set ``P_t`` get a shaded background.
+    """
+    fig, ax = _axes(ax, figsize=(7.0, 4.0))
+    sets = state.sets
+    n_arms, n_attributes = state.means.shape
+    shown = list(arms) if arms is not None else list(range(n_arms))
+    width = 0.7
+    for position, i in enumerate(shown):
+        if sets.potential_set[i]:
+            ax.axvspan(position - 0.45, position + 0.45, color="#fff7bc", zorder=0)
+        offsets = np.linspace(-width / 2, width / 2, n_attributes + 2)[1:-1]
+        for j in range(n_attributes):
+            color = "#a50f15" if not sets.feasible_attribute_set[i, j] else (
+                "#238b45" if sets.perfectly_feasible_attribute_set[i, j] else "#6b6b6b")
+            ax.vlines(position + offsets[j], state.pair_lower[i, j], state.pair_upper[i, j], color=color, lw=1.2)
+            ax.plot(position + offsets[j], state.means[i, j], ".", color=color, ms=4)
+        ax.vlines(position, state.arm_lower[i], state.arm_upper[i], color="#08519c", lw=5, alpha=0.55)
+        ax.plot(position, state.arm_means[i], "_", color="#08519c", ms=16, mew=2)
+        if i == sets.best_feasible_arm:
+            ax.plot(position, -0.08, marker="*", color="#08519c", ms=12, clip_on=False)
+        if i == sets.competitor_arm:
+            ax.plot(position, -0.08, marker="D", color="#d94801", ms=8, clip_on=False)
+    ax.axhline(state.threshold, color="#a50f15", linestyle="--", lw=1)
+    ax.set_xticks(range(len(shown)), [f"arm {i}" for i in shown])
+    ax.set_ylim(-0.15, 1.2)
+    ax.set_ylabel("confidence intervals")
+    ax.set_title(title if title is not None else f"round t = {state.t}")
+    return fig, ax
+
+
+def plot_allocation(weights: np.ndarray, ax=None, title: str | None = None, cmap: str = "viridis"):
+    """A heat map of an allocation over arms (rows) and attributes (columns)."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = _axes(ax, figsize=(4.5, 3.5))
+    weights = np.asarray(weights, dtype=float)
+    image = ax.imshow(weights, cmap=cmap, vmin=0.0, aspect="auto")
+    n_arms, n_attributes = weights.shape
+    ax.set_xticks(range(n_attributes), [f"attr {j}" for j in range(n_attributes)])
+    ax.set_yticks(range(n_arms), [f"arm {i}" for i in range(n_arms)])
+    peak = weights.max() if weights.size else 0.0
+    for i in range(n_arms):
+        for j in range(n_attributes):
+            ax.text(j, i, f"{weights[i, j]:.2f}", ha="center", va="center", fontsize=7,
+                    color="white" if weights[i, j] < 0.6 * peak else "black")
+    plt.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
+    if title:
+        ax.set_title(title)
+    return fig, ax
+
+
+def plot_set_evolution(trace: pd.DataFrame, n_arms: int, ax=None, title: str | None = None):
+    """Membership of each arm in ``F_t``, ``F_Pt`` and ``P_t`` over the rounds of a trace.
+
+    One horizontal band per arm: light when the arm is in ``F_t``, dark when it is in
+    ``F_Pt``; a thin line marks membership of ``P_t``; dots mark the rounds in which
+    the arm was pulled (thinned to at most ~400 per arm). The x axis is logarithmic in
+    ``t`` and the stopping round is marked.
+    """
+    fig, ax = _axes(ax, figsize=(7.0, 0.9 + 0.55 * n_arms))
+    t = trace["t"].to_numpy()
+    edges = np.append(t, t[-1] + 1)
+    for i in range(n_arms):
+        feasible = trace["feasible_set"].map(lambda members: i in members).to_numpy()
+        perfect = trace["perfectly_feasible_set"].map(lambda members: i in members).to_numpy()
+        potential = trace["potential_set"].map(lambda members: i in members).to_numpy()
+        pulled = trace["pulled_arms"].map(lambda members: i in members).to_numpy()
+        level = np.where(perfect, 2, np.where(feasible, 1, 0))
+        colors = np.array(["#f0f0f0", "#9ecae1", "#08519c"])[level]
+        ax.broken_barh([(edges[k], edges[k + 1] - edges[k]) for k in range(len(t))], (i - 0.35, 0.7),
+                       facecolors=colors, linewidth=0)
+        ax.plot(np.where(potential, t, np.nan), np.full(len(t), i + 0.4), color="#e6550d", lw=2)
+        hits = t[pulled]
+        if hits.size > 400:
+            hits = hits[np.unique(np.geomspace(1, hits.size, 400).astype(int) - 1)]
+        ax.plot(hits, np.full(hits.size, i), "|", color="black", ms=6, alpha=0.6)
+    ax.axvline(t[-1], color="#a50f15", linestyle="--", lw=1.2)
+    ax.text(t[-1], n_arms - 0.45, " stop", color="#a50f15", va="bottom", fontsize=8)
+    ax.set_xscale("log")
+    ax.set_yticks(range(n_arms), [f"arm {i}" for i in range(n_arms)])
+    ax.set_ylim(-0.6, n_arms - 0.2)
+    ax.set_xlabel("round t")
+    from matplotlib.patches import Patch
+    from matplotlib.lines import Line2D
+
+    handles = [Patch(color="#9ecae1", label="in $F_t$"), Patch(color="#08519c", label="in $F_{Pt}$"),
+               Line2D([], [], color="#e6550d", lw=2, label="in $P_t$"),
+               Line2D([], [], color="black", marker="|", ls="", label="pulled")]
+    ax.legend(handles=handles, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    ax.set_title(title if title is not None else "confidence sets over the rounds")
+    return fig, ax

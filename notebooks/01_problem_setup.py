@@ -1,0 +1,237 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 1. Problem setup: grouped arms, attributes and a threshold
+#
+# This notebook accompanies Section II (problem setting) and the definitions of
+# Section V of *Constrained Best Arm Identification in Grouped Bandits* (Dharod,
+# Sravani, Heda, Moharir; arXiv 2412.08031). It builds the paper's illustrative
+# example (Table I) with the `gbai` package and walks through every quantity the
+# later notebooks rely on: feasibility, the answer, the sets S and R, the gaps and
+# the hardness index $H_{id}$.
+#
+# **The problem in one paragraph.** There are $N$ arms. Each arm is a *group* of
+# $M$ independent attributes, and pulling a pair $(i, j)$ returns a reward in
+# $[0, 1]$ with mean $\mu_{ij}$. Arm $i$ is *feasible* when every one of its
+# attribute means reaches the threshold $\mu_{TH}$ (eq. (1) of the paper). The
+# learner wants the feasible arm with the largest average
+# $\mu_i = \frac1M \sum_j \mu_{ij}$, or the verdict "no arm is feasible", and must
+# be right with probability at least $1-\delta$ while drawing as few samples as
+# possible. Indices in `gbai` start at 0; the paper counts from 1.
+
+# %% tags=["parameters"]
+n_runs = 200  # runs for the small simulation at the end
+delta = 0.1  # confidence parameter used throughout the paper
+seed = 2024  # every random number below derives from this seed
+workers = None  # processes for simulations (None: all cores)
+quick = False  # True: a small, fast configuration (used by the tests)
+
+# %%
+if quick:
+    n_runs = 20
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+import gbai
+from gbai.plotting import plot_instance, savefig
+
+# %% [markdown]
+# ## The illustrative example (Table I)
+#
+# Three arms with two attributes each and threshold $\mu_{TH} = 0.3$.
+
+# %%
+example = gbai.table1_example()
+table = pd.DataFrame(example.means, columns=["attribute 0", "attribute 1"])
+table["arm mean"] = example.arm_means
+table["feasible"] = example.feasible_mask
+table.index.name = "arm"
+table
+
+# %% [markdown]
+# Arm 1 has the highest average (0.6) but its attribute 0 has mean 0.2, below the
+# threshold, so it is not feasible. Among the feasible arms 0 and 2, arm 0 has the
+# larger average: it is the answer.
+
+# %%
+print("feasible set F:", example.feasible_set)
+print("feasibility flag f:", int(example.is_feasible))
+print("best feasible arm i*:", example.best_arm)
+
+# %% [markdown]
+# ## The sets S and R, the gaps and the hardness index (Section V)
+#
+# Relative to the best feasible arm $i^\star$ the paper splits the other arms into
+# the *sub-optimal set* $S$ (mean below $\mu_{i^\star}$, feasible or not) and the
+# *risky set* $R$ (mean above $\mu_{i^\star}$; such arms must be infeasible). The
+# runner-up $i^{\star\star}$ is the best arm of $S$, and
+#
+# * $\Delta_i = |\mu_{i^\star} - \mu_i|$ for $i \neq i^\star$, $\Delta_{i^\star} = |\mu_{i^\star} - \mu_{i^{\star\star}}|$;
+# * $\Delta_i^{attr} = |\min_j \mu_{ij} - \mu_{TH}|$, the distance of the weakest attribute to the threshold.
+#
+# The hardness index adds one term per arm:
+#
+# $$H_{id} = \frac{1}{\min(\Delta_{i^\star}/2, \Delta^{attr}_{i^\star})^2}
+#   + \sum_{i \in F \cap S} \frac{1}{(\Delta_i/2)^2}
+#   + \sum_{i \in F^c \cap R} \frac{1}{(\Delta_i^{attr})^2}
+#   + \sum_{i \in F^c \cap S} \frac{1}{\max(\Delta_i/2, \Delta_i^{attr})^2}.$$
+#
+# The best arm must be shown feasible *and* better than the runner-up; a feasible
+# sub-optimal arm must be shown worse; a risky arm must be shown infeasible; an
+# infeasible sub-optimal arm can be dismissed either way, whichever is easier.
+
+# %%
+terms = pd.DataFrame(
+    {
+        "arm mean": example.arm_means,
+        "feasible": example.feasible_mask,
+        "in S": example.suboptimal_mask,
+        "in R": example.risky_mask,
+        "Delta_i": example.gaps,
+        "Delta_i^attr": example.arm_attribute_gaps,
+        "H_id term": example.hardness_terms(),
+    }
+)
+terms.index.name = "arm"
+print(f"H_id = {example.hardness_index():.1f}")
+terms.round(4)
+
+# %% [markdown]
+# Every term here is 400 or 100, so $H_{id} = 900$: an algorithm needs on the order
+# of $H_{id}\ln(1/\delta)$ samples (Theorems 1 and 2).
+#
+# ## A picture of an instance
+#
+# Bars are arm means (hatched when infeasible, outlined for the answer), dots are
+# attribute means, the dashed line is the threshold.
+
+# %%
+fig, ax = plot_instance(example, title="Table I (threshold 0.3)")
+savefig(fig, "setup_table1", data=table.reset_index())
+plt.show()
+
+# %% [markdown]
+# The paper's experiments (Tables III and IV) are named families with one free
+# entry $x$. Here is each of them at one value of its grid.
+
+# %%
+shown = [("exp1", 0.31, None), ("exp2", 0.6, None), ("exp3", 0.3, None), ("vary-n", 0.42, 6), ("vary-m", 0.42, 4)]
+fig, axes = plt.subplots(1, len(shown), figsize=(4.2 * len(shown), 3.6), sharey=True)
+rows = []
+for ax, (name, x, size) in zip(axes, shown):
+    instance = gbai.paper_instance(name, x, size)
+    plot_instance(instance, ax=ax)
+    if ax is not axes[0]:
+        ax.get_legend().remove()
+    rows.append({"instance": instance.label, "answer": instance.answer, "feasible set": instance.feasible_set,
+                 "risky set": instance.risky_set, "H_id": round(instance.hardness_index(), 1)})
+fig.tight_layout()
+overview = pd.DataFrame(rows)
+savefig(fig, "setup_paper_instances", data=overview.astype(str))
+plt.show()
+overview
+
+# %% [markdown]
+# Experiment 3 is worth a second look: arm 2 has the largest mean of all but is
+# infeasible (a *risky* arm), and arm 4 is infeasible too because its attribute 0
+# (0.3) is below that experiment's threshold 0.35, although Table III does not
+# shade it.
+#
+# ## Rewards and common random numbers
+#
+# The paper draws attribute rewards from a beta distribution; following the
+# authors' code we use $\mathrm{Beta}(1, 1/\mu - 1)$, whose mean is exactly $\mu$
+# (reading note 8). Bernoulli rewards are available too. Both live in $[0, 1]$,
+# but the beta rewards vary much less:
+
+# %%
+mus = np.array([0.1, 0.3, 0.5, 0.7, 0.9])
+pd.DataFrame(
+    {
+        "mu": mus,
+        "variance, Beta(1, 1/mu - 1)": gbai.reward_variance(mus, "beta"),
+        "variance, Bernoulli(mu)": gbai.reward_variance(mus, "bernoulli"),
+    }
+).round(4)
+
+# %% [markdown]
+# Every run is driven by one integer seed. The seed gives each pair its own random
+# stream, and the $k$-th sample of pair $(i, j)$ depends only on the seed, the pair
+# and $k$, never on which algorithm asks or in which order. Two algorithms run on
+# the same seed therefore see the same data: comparisons between them are paired.
+
+# %%
+stream = gbai.RewardStream(example.means, seed=seed)
+first_draws = pd.DataFrame({f"pair (0, {j})": stream.samples(0, j, 5) for j in range(2)})
+first_draws.index.name = "k"
+first_draws.round(6)
+
+# %% [markdown]
+# ## A first simulation
+#
+# CSS-LUCB (notebook 3) on Table I, `n_runs` times. The error rate must stay below
+# $\delta$, and the number of samples is of the order of $H_{id}\ln(1/\delta)$.
+
+# %%
+results = gbai.sweep({"Table I": example}, ["css-lucb"], n_runs=n_runs, delta=delta, seed=seed,
+                     workers=workers, progress=False)
+gbai.summarize(results).round(2)
+
+# %% [markdown]
+# ## Exercises
+#
+# **Exercise 1.** Raise the threshold of Table I to 0.45. Which arms are feasible,
+# and what must a correct algorithm answer? Set `feasible_045` to the feasible arms
+# (a tuple) and `answer_045` to an arm index or `gbai.INFEASIBLE`, working by hand.
+
+# %% tags=["solution"]
+feasible_045 = ()  # arm 0 has 0.4 < 0.45, arm 1 has 0.2, arm 2 has 0.4
+answer_045 = gbai.INFEASIBLE
+
+# %%
+check = gbai.Instance(example.means, 0.45)
+assert tuple(feasible_045) == check.feasible_set, "look again at each arm's weakest attribute"
+assert answer_045 == check.answer
+print("Exercise 1: correct")
+
+# %% [markdown]
+# **Exercise 2.** With threshold 0.25 instead of 0.3, compute $H_{id}$ of Table I by
+# hand (which arms are in $S$, in $R$, feasible?) and store the number in `h_025`.
+
+# %% tags=["solution"]
+# i* = 0 (mean 0.5); arm 2 is feasible and in S, Delta = 0.1; arm 1 is risky with
+# Delta^attr = |0.2 - 0.25| = 0.05; the best arm has Delta = 0.1 and Delta^attr = 0.15.
+h_025 = 1 / min(0.1 / 2, 0.15) ** 2 + 1 / (0.1 / 2) ** 2 + 1 / 0.05**2
+
+# %%
+assert abs(h_025 - gbai.Instance(example.means, 0.25).hardness_index()) < 1e-6
+print(f"Exercise 2: correct, H_id = {h_025:.0f}")
+
+# %% [markdown]
+# **Exercise 3.** Design a feasible instance with 3 arms and 2 attributes in which
+# the arm with the highest mean is infeasible (a risky arm) and the answer is arm 2.
+# Store it in `my_instance`.
+
+# %% tags=["solution"]
+my_instance = gbai.Instance([[1.0, 0.2], [0.4, 0.45], [0.5, 0.6]], threshold=0.3)
+
+# %%
+top = int(np.argmax(my_instance.arm_means))
+assert my_instance.is_feasible and top not in my_instance.feasible_set, "the top-mean arm must be infeasible"
+assert my_instance.answer == 2
+assert top in my_instance.risky_set
+print("Exercise 3: correct")

@@ -1,0 +1,235 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 2. Lower bounds: Theorem 1 and the characteristic time $T^\star(\mu)$
+#
+# How many samples must *any* $\delta$-correct algorithm draw? Section III of the
+# paper answers with Theorem 1,
+#
+# $$\mathbb{E}[\tau_\delta] \;\ge\; \ln\!\Big(\frac{1}{2.4\,\delta}\Big)\, C(\nu, \mu_{TH})\, H_{id},$$
+#
+# for Bernoulli rewards, where the constant $C = \min(c_1, c_2, c_3)$ is built in
+# the appendix from three families of perturbed instances: making an infeasible
+# arm feasible ($c_1$), making the best arm infeasible or another feasible arm
+# better ($c_2$), and lifting an infeasible sub-optimal arm above the best ($c_3$).
+#
+# The tight answer is the *characteristic time* of Garivier and Kaufmann (2016):
+# every $\delta$-correct algorithm satisfies
+# $\mathbb{E}[\tau_\delta] \ge T^\star(\mu)\,\mathrm{kl}(\delta, 1-\delta)$ with
+#
+# $$\frac{1}{T^\star(\mu)} = \max_{w \in \Sigma_{NM}} \; \min_{\lambda \in \mathrm{Alt}(\mu)} \; \sum_{i,j} w_{ij}\, d(\mu_{ij}, \lambda_{ij}),$$
+#
+# where $w$ spreads the sampling effort over the $NM$ pairs, $\mathrm{Alt}(\mu)$ is
+# the set of instances whose answer differs, and $d$ is the Bernoulli KL
+# divergence. `gbai` computes it exactly for this grouped, thresholded problem.
+#
+# **The alternatives.** To change the answer $a$ of a feasible instance, nature
+# can (A) push one attribute of $a$ below the threshold, or (B) make another arm
+# $b$ feasible *and* better than $a$ on average, a small convex problem solved
+# with one Lagrange multiplier. For an infeasible instance, the only way is (C) to
+# make some arm feasible. The inner minimum is the *best response*; evaluated at
+# sample counts and empirical means it is the GLR statistic used in notebook 9.
+
+# %% tags=["parameters"]
+n_runs = 200  # not used here: this notebook only computes bounds
+delta = 0.1  # confidence level of the bounds
+seed = 2024  # not used here: nothing is random
+workers = None  # not used here
+quick = False  # True: a small, fast configuration (used by the tests)
+
+# %%
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+import gbai
+from gbai.plotting import plot_allocation, savefig
+
+# %% [markdown]
+# ## Table I, by hand and by machine
+#
+# Theorem 1's constants and both bounds for the illustrative example:
+
+# %%
+example = gbai.table1_example()
+constants = gbai.theorem1_constants(example)
+tstar = gbai.characteristic_time(example)
+print(f"case: {constants['case']}, constants entering C: {constants['entering']}")
+print(f"c1 = {constants['c1']:.4f}, c2 = {constants['c2']:.4f}, c3 = {constants['c3']}, C = {constants['C']:.4f}")
+print(f"H_id = {example.hardness_index():.1f}")
+print(f"Theorem 1 at delta = {delta}: {gbai.theorem1_bound(example, delta):.1f} samples")
+print(f"T* = {tstar.T_star:.2f} (certified relative gap {tstar.gap:.1e}); "
+      f"T* kl(delta, 1-delta) = {gbai.lower_bound_tstar(example, delta):.1f} samples")
+pd.DataFrame(tstar.w_star, columns=["attribute 0", "attribute 1"]).rename_axis("arm").round(4)
+
+# %% [markdown]
+# The optimal allocation $w^\star$ explains where the effort must go: arm 1 is
+# risky (it has the highest mean), but proving it infeasible only needs its
+# attribute 0 (mean 0.2), so its attribute 1 gets no weight at all. Arms 0 and 2
+# must be compared on their means, which needs both of their attributes.
+#
+# ## Every paper instance
+#
+# For each instance: $H_{id}$, Theorem 1's constant and bound, $T^\star$, the bound
+# $T^\star\mathrm{kl}(\delta, 1-\delta)$, and the ratio $C\,H_{id}/T^\star$. Both
+# bounds grow like $\ln(1/\delta)$, so this ratio says how Theorem 1 compares
+# with the exact limit when $\delta$ is small.
+
+# %%
+rows = []
+for name, experiment in gbai.EXPERIMENTS.items():
+    for size in experiment.sizes or [None]:
+        for x in experiment.x_grid or [None]:
+            instance = experiment.instance(x, size)
+            result = gbai.characteristic_time(instance)
+            theorem = gbai.theorem1_constants(instance)
+            hardness = instance.hardness_index()
+            rows.append({
+                "instance": instance.label,
+                "experiment": name,
+                "H_id": hardness,
+                "C": theorem["C"],
+                "Theorem 1": gbai.theorem1_bound(instance, delta),
+                "T*": result.T_star,
+                "T* kl": gbai.lower_bound_tstar(instance, delta),
+                "certified gap": result.gap,
+                "C H_id / T*": theorem["C"] * hardness / result.T_star,
+                "same, feasible runner-up": (theorem["C"] * instance.hardness_index(competitor="feasible")
+                                             / result.T_star),
+            })
+bounds = pd.DataFrame(rows)
+bounds.drop(columns="same, feasible runner-up").round(
+    {"H_id": 1, "C": 4, "Theorem 1": 1, "T*": 2, "T* kl": 1, "certified gap": 8, "C H_id / T*": 3})
+
+# %%
+fig, ax = plt.subplots(figsize=(7, 4.2))
+for name, group in bounds.groupby("experiment", sort=False):
+    ax.scatter(group["T* kl"], group["Theorem 1"], label=name, s=24)
+line = np.geomspace(bounds["T* kl"].min() * 0.7, bounds["T* kl"].max() * 1.4, 10)
+ax.plot(line, line, color="black", linestyle=":", label="equal")
+ax.set_xscale("log")
+ax.set_yscale("log")
+ax.set_xlabel(r"$T^\star(\mu)\,\mathrm{kl}(\delta, 1-\delta)$")
+ax.set_ylabel(r"Theorem 1: $\ln(1/2.4\delta)\,C\,H_{id}$")
+ax.set_title(f"Two lower bounds on every paper instance (δ = {delta})")
+ax.legend(fontsize=8)
+ax.grid(True, which="both", alpha=0.3)
+savefig(fig, "lower_bounds_comparison", data=bounds)
+plt.show()
+
+# %% [markdown]
+# **Reading the comparison.** On most instances Theorem 1 is one to two orders of
+# magnitude below $T^\star\mathrm{kl}$: it is a valid but loose bound, as the
+# reverse-Pinsker steps of its proof suggest. Two groups of instances stand out:
+# experiment 2 with $x \le 0.55$ and the varying-N tables at $x = 0.38$, where
+# $C\,H_{id} > T^\star$. There, an asymptotically optimal algorithm (which needs
+# about $T^\star\ln(1/\delta)$ samples as $\delta \to 0$) would beat Theorem 1's
+# bound for small $\delta$. So the theorem, read with the paper's $H_{id}$, cannot
+# hold on those instances. The culprit is the runner-up $i^{\star\star}$ of
+# Section V, which may be an *infeasible* arm whose mean is just below the
+# best's (reading note 9): it contributes a huge term to $H_{id}$ although that
+# arm is easy to rule out through its weak attribute. With the feasible-runner-up
+# variant of $H_{id}$, $C\,H_{id}/T^\star$ stays below 0.1 everywhere.
+
+# %%
+print(f"largest C H_id / T* with the feasible runner-up: {bounds['same, feasible runner-up'].max():.3f}")
+bounds[bounds["C H_id / T*"] > 1][["instance", "H_id", "C", "T*", "C H_id / T*", "same, feasible runner-up"]].round(3)
+
+# %% [markdown]
+# ## Where the optimal effort goes: $w^\star$
+#
+# One heat map per experiment (rows: arms, columns: attributes).
+
+# %%
+shown = [("example", None, None), ("exp1", 0.31, None), ("exp2", 0.6, None), ("exp3", 0.3, None),
+         ("vary-n", 0.42, 6), ("vary-m", 0.42, 4)]
+fig, axes = plt.subplots(2, 3, figsize=(14, 7.5))
+allocations = []
+for ax, (name, x, size) in zip(axes.ravel(), shown):
+    instance = gbai.paper_instance(name, x, size)
+    w_star = gbai.characteristic_time(instance).w_star
+    plot_allocation(w_star, ax=ax, title=f"{instance.label}: w*")
+    for i in range(instance.n_arms):
+        for j in range(instance.n_attributes):
+            allocations.append({"instance": instance.label, "arm": i, "attribute": j, "w_star": w_star[i, j]})
+fig.tight_layout()
+savefig(fig, "w_star_heatmaps", data=pd.DataFrame(allocations))
+plt.show()
+
+# %% [markdown]
+# **What the allocations say.**
+#
+# * *Experiment 1* ($x = 0.31$): nearly half of the effort goes to one pair, the
+#   best arm's attribute 0, which sits 0.01 above the threshold: certifying that
+#   arm's feasibility is the whole difficulty. Arms 3 and 4, whose attribute 0 is
+#   also $x$, need little: they are far below the best arm on average.
+# * *Experiment 2*: effort is spread over all attributes of arms 0 and 1, whose
+#   means must be compared; the infeasible arms 2 to 4 get a little weight, all
+#   on their failing attribute.
+# * *Experiment 3*: the risky arm 2 gets a quarter of the effort, entirely on its
+#   attribute 0 (the one below the threshold); arm 4, infeasible through its
+#   attribute 0 too, gets the same. The feasible arms 0 and 1 share the rest
+#   across their attributes.
+# * In every case an infeasible arm needs only its weakest attribute. This is the
+#   main waste of CSS-LUCB and of the baselines, which always sample every
+#   attribute of the arms they pull (notebook 9).
+#
+# ## Exercises
+#
+# **Exercise 1.** With one attribute and a threshold below every mean, the problem
+# is plain best-arm identification. Garivier and Kaufmann's example
+# $\mu = (0.5, 0.45, 0.43, 0.4)$ has $T^\star \approx 989.8$. Build that instance
+# (`bai`) and check.
+
+# %% tags=["solution"]
+bai = gbai.Instance([[0.5], [0.45], [0.43], [0.4]], threshold=0.1)
+
+# %%
+assert abs(gbai.characteristic_time(bai).T_star - 989.8) < 0.5
+print(f"Exercise 1: correct, T* = {gbai.characteristic_time(bai).T_star:.2f}")
+
+# %% [markdown]
+# **Exercise 2.** For an infeasible instance $T^\star = \sum_b 1/\mathrm{kl}(\min_j
+# \mu_{bj}, \mu_{TH})$: each arm puts all its effort on its weakest attribute.
+# Compute this by hand (with `gbai.kl_bernoulli`) for the instance below and store
+# it in `t_infeasible`.
+
+# %%
+infeasible = gbai.Instance([[0.2, 0.6], [0.5, 0.25], [0.1, 0.1]], threshold=0.3)
+
+# %% tags=["solution"]
+t_infeasible = sum(1 / gbai.kl_bernoulli(row.min(), 0.3) for row in infeasible.means)
+
+# %%
+assert abs(t_infeasible - gbai.characteristic_time(infeasible).T_star) < 1e-9 * t_infeasible
+print(f"Exercise 2: correct, T* = {t_infeasible:.2f}")
+
+# %% [markdown]
+# **Exercise 3.** Evaluate the best response for Table I at uniform weights
+# ($w_{ij} = 1/6$). Which alternative is the most confusing? Store its kind
+# (`"best-infeasible"`, `"overtake"` or `"become-feasible"`) in `kind` and the arm
+# that moves besides the answer, if any, in `other_arm` (or None).
+
+# %% tags=["solution"]
+response = gbai.best_response(example.means, example.threshold, np.full((3, 2), 1 / 6))
+kind = response.kind
+other_arm = response.arms[1] if len(response.arms) > 1 else None
+
+# %%
+values = gbai.alternative_values(example.means, example.threshold, np.full((3, 2), 1 / 6))
+cheapest = int(np.argmin(values["value"]))
+assert kind == values["kind"][cheapest]
+assert other_arm == (values["arm"][cheapest] if kind == "overtake" else None)
+print(f"Exercise 3: correct, {kind} with arm {other_arm}, value {response.value:.5f}")
