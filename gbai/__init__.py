@@ -19,7 +19,8 @@ A reproduction package for *Constrained Best Arm Identification in Grouped Bandi
 
 __version__ = "0.1.0"
 
-from .algorithms import ALGORITHMS, PAPER_ALGORITHMS, Algorithm, get_algorithm
+from .algorithms import ALGORITHMS, PAPER_ALGORITHMS, Algorithm, get_algorithm, resolve
+from .beyond import CSSLUCBPlus, LMAGLR
 from .confidence import ConfidenceSets, EmpiricalBounds, confidence_radius, confidence_sets, empirical_bounds
 from .engine import DEFAULT_MAX_SAMPLES, Decision, Policy, Round, RoundState, RunResult, StepEngine
 from .lower_bounds import (
@@ -51,6 +52,8 @@ from .simulation import (
 __all__ = [
     "ALGORITHMS",
     "BestResponse",
+    "CSSLUCBPlus",
+    "LMAGLR",
     "CharacteristicTime",
     "alternative_values",
     "best_response",
@@ -94,6 +97,7 @@ __all__ = [
     "get_algorithm",
     "load_instance",
     "paper_instance",
+    "resolve",
     "reward_variance",
     "run",
     "run_seed",

@@ -53,10 +53,48 @@ def benchmark(runs: int = 2, fast_repeat: int = 20, algorithm: str = "css-lucb")
     return rows
 
 
+BEYOND_WORKLOADS = (("exp1", 0.35), ("exp1", 0.31), ("exp2", 0.6), ("exp3", 0.3))
+
+
+def benchmark_beyond(runs: int = 20, sweep_runs: int = 200, workers: int = 2) -> tuple[list[dict], list[dict]]:
+    """Wall time per run of the new algorithms against CSS-LUCB, and one sweep's duration.
+
+    Returns ``(per_run, sweeps)``: for each workload, the mean seconds per run of
+    each algorithm (same seeds) and its ratio to CSS-LUCB; then, for each new
+    algorithm, the seconds a ``sweep_runs``-run sweep of experiment 1 at x = 0.35
+    takes on ``workers`` processes, without the cache.
+    """
+    from .simulation import run_seed, sweep
+
+    per_run = []
+    for name, x in BEYOND_WORKLOADS:
+        instance = paper_instance(name, x)
+        row = {"workload": f"{name} x={x}"}
+        for algorithm in ("css-lucb", "css-lucb-plus", "lma-glr"):
+            run(instance, algorithm, seed=0)  # load the compiled kernel before timing
+            start = time.perf_counter()
+            for r in range(runs):
+                run(instance, algorithm, seed=run_seed(0, r))
+            row[algorithm] = (time.perf_counter() - start) / runs
+        for algorithm in ("css-lucb-plus", "lma-glr"):
+            row[f"{algorithm} / css-lucb"] = row[algorithm] / row["css-lucb"]
+        per_run.append(row)
+    sweeps = []
+    instance = paper_instance("exp1", 0.35)
+    for algorithm in ("css-lucb-plus", "lma-glr"):
+        start = time.perf_counter()
+        sweep(instance, [algorithm], n_runs=sweep_runs, workers=workers, cache_dir=None, progress=False)
+        sweeps.append({"algorithm": algorithm, "runs": sweep_runs, "workers": workers,
+                       "seconds": time.perf_counter() - start})
+    return per_run, sweeps
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="gbai benchmark", description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=2, help="seeds per workload (default 2)")
     parser.add_argument("--fast-repeat", type=int, default=20, help="repetitions of the fast runs (default 20)")
+    parser.add_argument("--beyond", action="store_true",
+                        help="also time the algorithms of notebook 9 against CSS-LUCB")
     args = parser.parse_args(argv)
     if args.runs < 1 or args.fast_repeat < 1:
         parser.error("--runs and --fast-repeat must be positive")
@@ -66,6 +104,16 @@ def main(argv: list[str] | None = None) -> int:
             f"{row['workload']:<32} {row['mean_samples']:>13,.0f} {row['fast_samples_per_s']:>17.3e} "
             f"{row['step_samples_per_s']:>17.3e} {row['ratio']:>7.0f}  {row['engines_agree']}"
         )
+    if args.beyond:
+        per_run, sweeps = benchmark_beyond()
+        print(f"\n{'seconds per run':<16} {'css-lucb':>10} {'css-lucb-plus':>14} {'lma-glr':>10} "
+              f"{'plus/css':>9} {'lma/css':>8}")
+        for row in per_run:
+            print(f"{row['workload']:<16} {row['css-lucb']:>10.4f} {row['css-lucb-plus']:>14.4f} "
+                  f"{row['lma-glr']:>10.4f} {row['css-lucb-plus / css-lucb']:>9.2f} {row['lma-glr / css-lucb']:>8.2f}")
+        for row in sweeps:
+            print(f"{row['runs']}-run sweep of exp1 x=0.35, {row['algorithm']}, {row['workers']} workers: "
+                  f"{row['seconds']:.1f} s")
     return 0
 
 

@@ -16,7 +16,7 @@ import json
 import math
 import sys
 
-from .algorithms import ALGORITHMS
+from .algorithms import ALGORITHMS, resolve
 from .engine import DEFAULT_MAX_SAMPLES
 from .instances import EXPERIMENTS, paper_instance
 from .lower_bounds import hardness_report
@@ -53,6 +53,13 @@ def _nonnegative_int(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
     return value
+
+
+def _algorithm(text: str) -> str:
+    try:
+        return resolve(text).spec
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _number(text: str) -> float:
@@ -187,7 +194,8 @@ def _run(args: argparse.Namespace) -> dict:
 def _benchmark(args: argparse.Namespace) -> None:
     from .benchmark import main as benchmark_main
 
-    benchmark_main(["--runs", str(args.runs), "--fast-repeat", str(args.fast_repeat)])
+    benchmark_main(["--runs", str(args.runs), "--fast-repeat", str(args.fast_repeat)]
+                   + (["--beyond"] if args.beyond else []))
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -201,8 +209,9 @@ def _parser() -> argparse.ArgumentParser:
 
     run = commands.add_parser("run", help="simulate an algorithm many times and summarise")
     _add_instance_arguments(run)
-    run.add_argument("--algorithm", required=True, choices=sorted(ALGORITHMS), metavar="ALGORITHM",
-                     help=f"one of {', '.join(ALGORITHMS)}")
+    run.add_argument("--algorithm", required=True, type=_algorithm, metavar="ALGORITHM",
+                     help=f"one of {', '.join(ALGORITHMS)}, optionally with options, e.g. "
+                          "css-lucb-plus:sampling=all")
     run.add_argument("--runs", type=_positive_int, required=True, help="number of runs")
     run.add_argument("--delta", type=_number, required=True, help="confidence parameter in (0, 1)")
     run.add_argument("--seed", type=_nonnegative_int, required=True, help="non-negative integer seed")
@@ -217,6 +226,7 @@ def _parser() -> argparse.ArgumentParser:
     bench = commands.add_parser("benchmark", help="samples per second of the fast and the step engine")
     bench.add_argument("--runs", type=_positive_int, default=2)
     bench.add_argument("--fast-repeat", type=_positive_int, default=20)
+    bench.add_argument("--beyond", action="store_true", help="also time the algorithms of notebook 9")
     bench.set_defaults(handler=_benchmark)
     return parser
 

@@ -67,7 +67,9 @@ class RoundState:
     ``counts`` are ``T_ij(t)``, ``sums`` the reward totals, ``total_samples`` is
     ``k(t)``. ``bounds`` holds the empirical means and the paper's bounds, ``sets``
     the confidence sets of Section IV computed from them; the shortcuts below expose
-    the most used fields directly.
+    the most used fields directly. ``observations[i][j]`` lists the rewards of pair
+    ``(i, j)`` in the order they were drawn; only its first ``counts[i, j]`` entries
+    belong to this round (the engine keeps appending to the same lists).
     """
 
     t: int
@@ -78,6 +80,7 @@ class RoundState:
     delta: float
     bounds: EmpiricalBounds
     sets: ConfidenceSets
+    observations: list = field(default_factory=list, repr=False)
 
     @property
     def n_arms(self) -> int:
@@ -245,6 +248,7 @@ class StepEngine:
         n_arms, n_attributes = instance.means.shape
         self.counts = np.zeros((n_arms, n_attributes), dtype=np.int64)
         self.sums = np.zeros((n_arms, n_attributes), dtype=np.float64)
+        self.observations = [[[] for _ in range(n_attributes)] for _ in range(n_arms)]
         self.total_samples = 0
         self.rounds_played = 0
         self.t = 1
@@ -270,6 +274,7 @@ class StepEngine:
             delta=self.delta,
             bounds=bounds,
             sets=confidence_sets(bounds, self.instance.threshold),
+            observations=self.observations,
         )
 
     def step(self) -> Round:
@@ -352,7 +357,9 @@ class StepEngine:
 
     def _sample(self, pulls: np.ndarray) -> None:
         for i, j in zip(*np.nonzero(pulls)):
-            self.sums[i, j] += self.stream.sample(i, j, self.counts[i, j])
+            reward = self.stream.sample(i, j, self.counts[i, j])
+            self.observations[i][j].append(reward)
+            self.sums[i, j] += reward
             self.counts[i, j] += 1
         self.total_samples += int(pulls.sum())
         self.rounds_played += 1

@@ -250,28 +250,24 @@ def _answer_kernel(means, threshold):
     largest feasible mean are tied, and the answer is the lowest such index.
     """
     n, m = means.shape
+    feasible = np.ones(n, dtype=np.bool_)
+    arm_mean = np.zeros(n)
     best_mean = -math.inf
     for i in range(n):
-        feasible = True
         total = 0.0
         for j in range(m):
             if means[i, j] < threshold:
-                feasible = False
+                feasible[i] = False
             total += means[i, j]
-        if feasible and total / m > best_mean:
-            best_mean = total / m
+        arm_mean[i] = total / m
+        if feasible[i] and arm_mean[i] > best_mean:
+            best_mean = arm_mean[i]
     if best_mean == -math.inf:
         return -1, -1
     a = -1
     tie = -1
     for i in range(n):
-        feasible = True
-        total = 0.0
-        for j in range(m):
-            if means[i, j] < threshold:
-                feasible = False
-            total += means[i, j]
-        if feasible and total / m >= best_mean - MEAN_TOLERANCE:
+        if feasible[i] and arm_mean[i] >= best_mean - MEAN_TOLERANCE:
             if a < 0:
                 a = i
             elif tie < 0:

@@ -30,6 +30,8 @@ ALGORITHM_STYLES = {
     "css-lucb": {"color": "#1f77b4", "marker": "o", "label": "CSS-LUCB"},
     "ae": {"color": "#d62728", "marker": "s", "label": "Action Elimination"},
     "feasibility-then-bai": {"color": "#2ca02c", "marker": "^", "label": "Feasibility then BAI"},
+    "css-lucb-plus": {"color": "#9467bd", "marker": "D", "label": "CSS-LUCB+"},
+    "lma-glr": {"color": "#ff7f0e", "marker": "v", "label": "LMA-GLR"},
 }
 _FALLBACK_COLORS = ["#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#ff7f0e"]
 

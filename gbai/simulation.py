@@ -21,7 +21,7 @@ import json
 import os
 import tempfile
 from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Mapping, Sequence
 
@@ -30,23 +30,22 @@ import pandas as pd
 from tqdm import tqdm
 
 from . import __version__
-from .algorithms import get_algorithm
+from .algorithms import resolve
 from .engine import DEFAULT_MAX_SAMPLES, RunResult, StepEngine, check_max_samples
-from .fast import run_kernel
 from .instances import EXPERIMENTS, PAPER_DELTA
 from .lower_bounds import lower_bound_tstar
-from .model import Instance, check_delta
-from .rewards import pair_keys, reward_code, reward_exponents, seed_sequence
+from .model import INFEASIBLE, Instance, check_delta
+from .rewards import pair_keys, reward_code, seed_sequence
 
 __all__ = [
     "code_fingerprint",
-    "paired_comparison",
-    "sweep_experiment",
     "default_cache_dir",
+    "paired_comparison",
     "run",
     "run_seed",
     "summarize",
     "sweep",
+    "sweep_experiment",
 ]
 
 ENGINES = ("fast", "step")
@@ -74,33 +73,29 @@ def run(
 ) -> RunResult:
     """Run ``algorithm`` once on ``instance`` and return its :class:`~gbai.engine.RunResult`.
 
+    ``algorithm`` is a spec such as ``"css-lucb"`` or
+    ``"css-lucb-plus:sampling=all"`` (see :func:`gbai.algorithms.resolve`).
     ``engine="fast"`` uses the compiled kernel, ``engine="step"`` the readable step
     engine; both give the same result for the same seed.
     """
     if not isinstance(instance, Instance):
         raise ValueError(f"instance must be a gbai Instance, got {type(instance).__name__}")
-    spec = get_algorithm(algorithm)
+    resolved = resolve(algorithm)
     delta = check_delta(delta)
     code = reward_code(reward)
     max_samples = check_max_samples(max_samples, instance.means.size)
     if engine == "step":
-        return StepEngine(
-            instance, spec.make_policy(), delta=delta, seed=seed, reward=reward, max_samples=max_samples
+        result = StepEngine(
+            instance, resolved.policy(), delta=delta, seed=seed, reward=reward, max_samples=max_samples
         ).run()
+        return replace(result, algorithm=resolved.spec)
     if engine != "fast":
         raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
     keys = pair_keys(seed, instance.n_arms, instance.n_attributes)
-    answer, samples, rounds, counts, stopped = run_kernel(
-        spec.kernel,
-        instance.means,
-        instance.threshold,
-        delta,
-        keys,
-        reward_exponents(instance.means),
-        code,
-        max_samples,
+    answer, samples, rounds, counts, stopped = resolved.algorithm.run_fast(
+        instance, delta, keys, code, max_samples, resolved.options
     )
-    return RunResult(answer, samples, rounds, counts, stopped, algorithm=spec.name)
+    return RunResult(answer, samples, rounds, counts, stopped, algorithm=resolved.spec)
 
 
 # ----------------------------------------------------------------------- cache
@@ -125,7 +120,7 @@ def code_fingerprint(algorithm: str = "css-lucb") -> str:
     if algorithm not in _FINGERPRINTS:
         folder = Path(__file__).parent
         digest = hashlib.sha256(__version__.encode())
-        for name in sorted(set(CORE_MODULES) | set(get_algorithm(algorithm).modules)):
+        for name in sorted(set(CORE_MODULES) | set(resolve(algorithm).algorithm.modules)):
             digest.update(name.encode())
             digest.update((folder / name).read_bytes())
         _FINGERPRINTS[algorithm] = digest.hexdigest()[:16]
@@ -257,7 +252,8 @@ def sweep(
     instances:
         A mapping ``name -> Instance``, or a sequence of instances named by their labels.
     algorithms:
-        Algorithm names (see :data:`gbai.algorithms.ALGORITHMS`).
+        Algorithm specs (see :func:`gbai.algorithms.resolve`); the table names each
+        by its canonical spec.
     n_runs, delta, seed, reward, max_samples:
         As in :func:`run`; run ``r`` uses :func:`run_seed` ``(seed, r)``.
     workers:
@@ -285,8 +281,7 @@ def sweep(
     names = [algorithms] if isinstance(algorithms, str) else list(algorithms)
     if not names:
         raise ValueError("a sweep needs at least one algorithm")
-    for name in names:
-        get_algorithm(name)
+    names = list(dict.fromkeys(resolve(name).spec for name in names))
     if isinstance(n_runs, bool) or not isinstance(n_runs, (int, np.integer)) or n_runs < 1:
         raise ValueError(f"n_runs must be a positive integer, got {n_runs!r}")
     if isinstance(chunk_size, bool) or not isinstance(chunk_size, (int, np.integer)) or chunk_size < 1:
@@ -318,7 +313,8 @@ def sweep(
     pending: list[tuple[_ChunkId, _Chunk, Path | None]] = []
     for cell_index, (_, _, chunks) in enumerate(cells):
         for chunk_index, chunk in enumerate(chunks):
-            path = cache / chunk.key()[:2] / f"{chunk.key()}.npz" if cache else None
+            key = chunk.key()
+            path = cache / key[:2] / f"{key}.npz" if cache else None
             stored = _load(path) if path is not None and path.exists() else None
             if stored is not None:
                 results[(cell_index, chunk_index)] = stored
@@ -335,7 +331,6 @@ def sweep(
 
     frames = []
     for cell_index, (instance_name, algorithm, chunks) in enumerate(cells):
-        truth = named[instance_name].answer
         for chunk_index, chunk in enumerate(chunks):
             data = results[(cell_index, chunk_index)]
             frame = pd.DataFrame(
@@ -352,8 +347,11 @@ def sweep(
             frame["counts"] = list(data["counts"])
             frames.append(frame)
     table = pd.concat(frames, ignore_index=True)
-    truths = table["instance"].map({name: inst.answer for name, inst in named.items()})
-    table["correct"] = table["stopped"] & (table["answer"] == truths)
+    # With a tie for the best feasible arm (which the paper rules out) any tied arm is right.
+    right = {name: set(inst.best_arms) or {INFEASIBLE} for name, inst in named.items()}
+    table["correct"] = table["stopped"] & np.array(
+        [answer in right[name] for name, answer in zip(table["instance"], table["answer"])], dtype=bool
+    )
     table["error"] = table["stopped"] & ~table["correct"]
     columns = ["instance", "algorithm", "run", "answer", "samples", "rounds", "stopped", "correct", "error", "counts"]
     return table[columns]

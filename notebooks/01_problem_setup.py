@@ -32,7 +32,7 @@
 # possible. Indices in `gbai` start at 0; the paper counts from 1.
 
 # %% tags=["parameters"]
-n_runs = 200  # runs for the small simulation at the end
+n_runs = 300  # runs for the small simulation at the end
 delta = 0.1  # confidence parameter used throughout the paper
 seed = 2024  # every random number below derives from this seed
 workers = None  # processes for simulations (None: all cores)

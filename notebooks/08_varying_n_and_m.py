@@ -22,7 +22,7 @@
 # The paper reports that the sample complexity grows with $N$ and with $M$.
 
 # %% tags=["parameters"]
-n_runs = 200  # runs per (size, x) point
+n_runs = 300  # runs per (size, x) point
 delta = 0.1  # the paper's confidence level
 seed = 2024  # run r of every point uses the seed sequence (seed, r)
 workers = None  # processes for the sweep (None: all cores)

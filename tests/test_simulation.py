@@ -194,3 +194,20 @@ def test_sweep_argument_errors(tmp_path, options, message):
         gbai.sweep(INSTANCES, ["nope"], n_runs=2, cache_dir=None)
     with pytest.raises(ValueError, match="at least one instance"):
         gbai.sweep({}, ["ae"], n_runs=2, cache_dir=None)
+
+
+def test_any_tied_best_arm_counts_as_correct(monkeypatch):
+    # Arms 0 and 1 tie for the best mean. Fabricated runs answer 0, 1, 2, infeasible,
+    # and one hits the budget: only the first two are correct, the next two are errors.
+    tie = gbai.Instance([[0.9, 0.5], [0.5, 0.9], [0.1, 0.1]], 0.3)
+    answers = np.array([0, 1, 2, gbai.INFEASIBLE, gbai.NO_ANSWER])
+
+    def fabricated(chunk):
+        n = chunk.stop - chunk.start
+        return {"answer": answers[:n], "samples": np.full(n, 10), "rounds": np.full(n, 2),
+                "stopped": answers[:n] != gbai.NO_ANSWER, "counts": np.ones((n, 3, 2), dtype=np.int64)}
+
+    monkeypatch.setattr(simulation, "_run_chunk", fabricated)
+    table = gbai.sweep({"tie": tie}, ["ae"], n_runs=5, workers=1, cache_dir=None, progress=False, chunk_size=5)
+    assert table["correct"].tolist() == [True, True, False, False, False]
+    assert table["error"].tolist() == [False, False, True, True, False]
