@@ -69,6 +69,8 @@ def execute_notebook(script: Path, target: Path, parameters: dict | None = None,
     os.environ.setdefault("JUPYTER_PREFER_ENV_PATH", "1")  # the venv's kernel first
     os.environ.setdefault("TQDM_DISABLE", "1")  # no progress bars (and their timings) in stored outputs
     source = jupytext.read(script)
+    for index, cell in enumerate(source.cells):
+        cell.id = f"cell-{index}"  # nbformat would draw random ids: keep reruns byte-identical
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="gbai-notebook-") as scratch:
         unexecuted = Path(scratch) / f"{script.stem}.ipynb"
