@@ -46,6 +46,14 @@ def _pull_arm(i, keys, means, exponents, model, sums, counts, pair_means, arm_me
 
 
 @njit(cache=True)
+def _pull_arms(chosen, keys, means, exponents, model, sums, counts, pair_means, arm_mean, min_mean):
+    """Sample every attribute of each arm in the boolean mask ``chosen`` once."""
+    for i in range(chosen.size):
+        if chosen[i]:
+            _pull_arm(i, keys, means, exponents, model, sums, counts, pair_means, arm_mean, min_mean)
+
+
+@njit(cache=True)
 def _initial_round(keys, means, exponents, model):
     n_arms, n_attributes = means.shape
     sums = np.zeros((n_arms, n_attributes))
@@ -165,9 +173,7 @@ def action_elimination_kernel(means, threshold, delta, keys, exponents, model, m
         n_new = n_active * n_attributes
         if samples + n_new > max_samples:
             return _NO_ANSWER, samples, rounds, counts, False
-        for i in range(n_arms):
-            if active[i]:
-                _pull_arm(i, keys, means, exponents, model, sums, counts, pair_means, arm_mean, min_mean)
+        _pull_arms(active, keys, means, exponents, model, sums, counts, pair_means, arm_mean, min_mean)
         samples += n_new
         rounds += 1
         t += 1
@@ -206,9 +212,7 @@ def feasibility_then_bai_kernel(means, threshold, delta, keys, exponents, model,
                 n_new = n_unresolved * n_attributes
                 if samples + n_new > max_samples:
                     return _NO_ANSWER, samples, rounds, counts, False
-                for i in range(n_arms):
-                    if status[i] == 0:
-                        _pull_arm(i, keys, means, exponents, model, sums, counts, pair_means, arm_mean, min_mean)
+                _pull_arms(status == 0, keys, means, exponents, model, sums, counts, pair_means, arm_mean, min_mean)
                 samples += n_new
                 rounds += 1
                 t += 1
@@ -242,9 +246,7 @@ def feasibility_then_bai_kernel(means, threshold, delta, keys, exponents, model,
         n_new = n_active * n_attributes
         if samples + n_new > max_samples:
             return _NO_ANSWER, samples, rounds, counts, False
-        for i in range(n_arms):
-            if active[i]:
-                _pull_arm(i, keys, means, exponents, model, sums, counts, pair_means, arm_mean, min_mean)
+        _pull_arms(active, keys, means, exponents, model, sums, counts, pair_means, arm_mean, min_mean)
         samples += n_new
         rounds += 1
         t += 1
