@@ -16,6 +16,7 @@ from typing import Callable
 from .engine import Policy
 from .fast import run_kernel
 from .policies import ActionElimination, CSSLUCB, FeasibilityThenBAI
+from .rewards import reward_exponents
 
 __all__ = ["ALGORITHMS", "Algorithm", "PAPER_ALGORITHMS", "Resolved", "get_algorithm", "resolve"]
 
@@ -58,8 +59,6 @@ class Resolved:
 
 def _paper_runner(kernel: str) -> FastRunner:
     def run_fast(instance, delta, keys, model, max_samples, options):
-        from .rewards import reward_exponents
-
         return run_kernel(kernel, instance.means, instance.threshold, delta, keys,
                           reward_exponents(instance.means), model, max_samples)
 

@@ -187,9 +187,10 @@ class FocusedCSS:
         pass
 
     def decide(self, state):
+        paper = gbai.CSSLUCB().decide(state)  # CSS-LUCB keeps no state: reuse its stopping rule
+        if paper.stops:
+            return paper
         sets = state.sets
-        if not (sets.feasible_set & sets.potential_set).any():
-            return gbai.Decision.stop(sets.best_feasible_arm if sets.feasible_set.any() else gbai.INFEASIBLE)
         arms = [sets.best_feasible_arm] + ([sets.competitor_arm] if sets.competitor_arm >= 0 else [])
         pulls = np.zeros_like(sets.feasible_attribute_set)
         for arm in arms:
@@ -280,10 +281,10 @@ class RoundRobinCSS:
         pass
 
     def decide(self, state):
-        sets = state.sets
-        if not (sets.feasible_set & sets.potential_set).any():
-            return gbai.Decision.stop(sets.best_feasible_arm if sets.feasible_set.any() else gbai.INFEASIBLE)
-        return gbai.Decision.sample(np.repeat(sets.feasible_set[:, None], state.n_attributes, axis=1))
+        paper = gbai.CSSLUCB().decide(state)
+        if paper.stops:
+            return paper
+        return gbai.Decision.sample(np.repeat(state.sets.feasible_set[:, None], state.n_attributes, axis=1))
 
 
 # %%
