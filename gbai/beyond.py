@@ -93,14 +93,14 @@ from numba import njit
 from .algorithms import Algorithm, register
 from .confidence import log_constant, log_term_from, radius
 from .engine import Decision, RoundState
-from .lower_bounds import (
+from .lower_bounds.alternatives import (
     KIND_BEST_INFEASIBLE,
     KIND_OVERTAKE,
-    _alternative_values_kernel,
-    _answer_kernel,
-    _best_response_kernel,
-    _divergence,
+    alternative_values_kernel,
+    answer_kernel,
+    best_response_kernel,
 )
+from .lower_bounds.divergences import divergence_scalar
 from .rewards import draw, reward_exponents
 from .thresholds import ETA, K1, K2, STITCHING_S, _stitched, calibration, stitched_log_constant, stitched_radius
 
@@ -500,11 +500,11 @@ def glr_constants(n_arms: int, n_attributes: int, delta: float) -> tuple[float, 
 def _glr_decide(mu_hat, threshold, counts, single, row, two_rows):
     """The answer when the GLR of every alternative exceeds its threshold, else -3."""
     n, m = mu_hat.shape
-    answer, tie = _answer_kernel(mu_hat, threshold)
+    answer, tie = answer_kernel(mu_hat, threshold)
     if tie >= 0:
         return _CONTINUE
     weights = counts.astype(np.float64)
-    kinds, arms, attributes, values = _alternative_values_kernel(mu_hat, threshold, weights, 0)
+    kinds, arms, attributes, values = alternative_values_kernel(mu_hat, threshold, weights, 0)
     row_terms = np.zeros(n)
     for i in range(n):
         for j in range(m):
@@ -546,13 +546,13 @@ def _lma_step(mu_hat, threshold, played, losses, gap, scale, learner):
     times ``scale`` (the samples drawn since the last step); AdaHedge receives the
     negative gains as losses.
     """
-    _, lam, _, _, _ = _best_response_kernel(mu_hat, threshold, played, 0)
+    _, lam, _, _, _ = best_response_kernel(mu_hat, threshold, played, 0)
     n, m = mu_hat.shape
     loss = np.zeros((n, m))
     for i in range(n):
         for j in range(m):
             if lam[i, j] != mu_hat[i, j]:
-                gain = _divergence(mu_hat[i, j], lam[i, j], 0)
+                gain = divergence_scalar(mu_hat[i, j], lam[i, j], 0)
                 loss[i, j] = -scale * gain if math.isfinite(gain) else 0.0
     _adahedge_weights(losses, gap, learner)
     hedge = 0.0
@@ -693,7 +693,8 @@ register(
         make_policy=CSSLUCBPlus,
         run_fast=_run_plus,
         options=PLUS_OPTIONS,
-        modules=("beyond.py", "thresholds.py", "lower_bounds.py"),
+        modules=("beyond.py", "thresholds.py", "lower_bounds/divergences.py", "lower_bounds/overtake.py",
+                 "lower_bounds/alternatives.py"),
     )
 )
 register(
@@ -703,6 +704,7 @@ register(
         reference="beyond the paper: gbai.beyond",
         make_policy=LMAGLR,
         run_fast=_run_lma,
-        modules=("beyond.py", "thresholds.py", "lower_bounds.py"),
+        modules=("beyond.py", "thresholds.py", "lower_bounds/divergences.py", "lower_bounds/overtake.py",
+                 "lower_bounds/alternatives.py"),
     )
 )
