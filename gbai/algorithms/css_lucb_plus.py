@@ -5,8 +5,6 @@ It is delta-correct for any rewards in [0, 1] through the published bounds of
 compiled decision function, :func:`plus_decide`, so the two engines agree exactly
 (``tests/test_beyond.py``).
 
-CSS-LUCB+
----------
 CSS-LUCB's structure (Algorithm 1: the sets ``F_t``, ``F_Pt``, ``P_t``, the leader
 ``i_t``, the competitor ``c_t`` and the stopping rule ``F_t ∩ P_t = ∅``) with three
 switches, each removing one source of waste:
@@ -52,7 +50,6 @@ rule certifies the answer exactly as in the paper: the returned arm is certified
 feasible and its lower bound exceeds the upper bound of every other arm that may
 be feasible; "infeasible" is returned only when every arm has an attribute whose
 upper bound is below the threshold.
-
 """
 
 from __future__ import annotations

@@ -177,6 +177,7 @@ class ArmRulePolicy:
     name: str
     rule: Callable
     memory_for: MemoryFactory
+    memory: np.ndarray | None = None
 
     def reset(self, n_arms: int, n_attributes: int) -> None:
         self.memory = type(self).memory_for(n_arms)
@@ -185,6 +186,8 @@ class ArmRulePolicy:
         return np.repeat(chosen[:, None], state.n_attributes, axis=1)
 
     def decide(self, state: RoundState) -> Decision:
+        if self.memory is None:  # asked without a reset, e.g. for CSS-LUCB's stopping rule in notebook 3
+            self.reset(state.n_arms, state.n_attributes)
         chosen = np.zeros(state.n_arms, dtype=bool)
         answer = type(self).rule(
             np.ascontiguousarray(state.arm_means, dtype=np.float64),

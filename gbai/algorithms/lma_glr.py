@@ -5,8 +5,6 @@ of :mod:`gbai.thresholds`. The step-engine policy and the fast kernel call the s
 compiled functions (:func:`glr_decide`, :func:`lma_step`, :func:`track`), so the two
 engines agree exactly (``tests/test_beyond.py``).
 
-LMA-GLR
--------
 An asymptotically optimal algorithm: generalised likelihood ratio (GLR) stopping
 with the most confusing alternative of :mod:`gbai.lower_bounds`, and sampling that
 tracks the optimal allocation ``w*`` learned online.
