@@ -155,3 +155,19 @@ def test_one_wrong_answer_loses_exactly_its_points(course):
         assert (lost.drop(broken) == 0).all(), f"{name}: other exercises changed score: {lost[lost != 0]}"
     grades = (folder / "grades.csv").read_text().splitlines()
     assert grades[0] == "student,assignment,exercise,score,points" and len(grades) == 1 + 9 * len(GRADED)
+
+
+@pytest.mark.parametrize("module, named", [("myst_nb", "myst-nb"), ("mathjax", "django-static-mathjax"),
+                                           ("nbgrader", "nbgrader")])
+def test_a_missing_tool_stops_with_a_message_naming_it(monkeypatch, capsys, tmp_path, module, named):
+    import importlib.util
+
+    from gbai import pipeline
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(pipeline.importlib.util, "find_spec", lambda name, *a: None if name == module else real(name, *a))
+    command = "assignments" if module == "nbgrader" else "book"
+    assert pipeline.main([command, "--output", str(tmp_path / "out")]) == 2
+    message = capsys.readouterr().err
+    assert named in message and "pip install -e '.[" in message and message.count("\n") == 1
+    assert not (tmp_path / "out").exists()
