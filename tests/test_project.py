@@ -65,6 +65,8 @@ def test_environment_and_pyproject_name_the_same_dependencies():
     conda = [entry for entry in environment["dependencies"] if isinstance(entry, str)]
     pip_section = next(entry["pip"] for entry in environment["dependencies"] if isinstance(entry, dict))
     names = {_requirement_name(entry) for entry in conda} - {"python", "pip"}
+    # Packages that only PyPI has are listed in the pip section.
+    names |= {_requirement_name(line) for line in pip_section if not line.startswith("-")}
     assert "python=3.11" in conda and "pip" in conda
     assert names == from_pyproject, (names ^ from_pyproject)
     assert any(line.startswith("-e") and ".[" in line for line in pip_section), "pip section must install gbai"
