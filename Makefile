@@ -1,6 +1,9 @@
-# gbai: two commands do everything, on a machine with Python 3.11 and PyPI.
+# gbai: every command sets itself up, on a machine with Python 3.11 and PyPI.
 #   make figures   regenerate every figure (runs the notebooks headless)
 #   make test      run the test suite, then validate the notebooks with nbval
+#   make lab       open the notebooks in JupyterLab
+#   make book      render the executed notebooks as a static site in build/book/
+#   make assignments / autograde / feedback   the nbgrader course in build/assignments/
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 .DEFAULT_GOAL := help
@@ -10,27 +13,44 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 QUICK := build/quick
+COURSE := build/assignments
+EXTRAS := notebooks,test,book,classroom,dask
+LAB_PORT ?= 8888
+LAB_ARGS ?=
+# Jupyter refuses to run as root without this flag (containers, CI machines).
+ALLOW_ROOT := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
 # The venv's kernel comes before any user-level one; results are cached in the repo.
 export JUPYTER_PREFER_ENV_PATH := 1
 export GBAI_CACHE_DIR ?= $(CURDIR)/.cache/gbai
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: help install figures test test-package test-notebooks paper benchmark clean
+.PHONY: help install figures test test-package test-notebooks test-grading lab book assignments autograde \
+	feedback paper benchmark clean
 
 help:
-	@echo "make figures   regenerate every figure (notebooks run headless, results cached in .cache/)"
-	@echo "make test      pytest + nbval on the notebooks executed with quick=True"
-	@echo "make paper     build paper/report.pdf (needs a LaTeX toolchain)"
-	@echo "make benchmark print the engines' throughput"
+	@echo "make figures      regenerate every figure (notebooks run headless, results cached in .cache/)"
+	@echo "make test         pytest + nbval on the notebooks executed with quick=True"
+	@echo "make lab          JupyterLab on the notebooks (LAB_PORT=$(LAB_PORT), LAB_ARGS=--no-browser ...)"
+	@echo "make book         static HTML site of the executed notebooks in build/book/"
+	@echo "make assignments  student versions + nbgrader course in $(COURSE)/"
+	@echo "make autograde    grade $(COURSE)/submitted/<student>/<assignment>/*.ipynb -> grades.csv"
+	@echo "make feedback     HTML feedback for every graded submission"
+	@echo "make test-grading the three grading tests on all nine notebooks (make test: notebooks 1-2)"
+	@echo "make paper        build paper/report.pdf (needs a LaTeX toolchain)"
+	@echo "make benchmark    print the engines' throughput"
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "gbai needs Python >= 3.11, found " + sys.version' \
 		|| { echo "Set PYTHON=/path/to/python3.11"; exit 1; }
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[notebooks,test]'
+	$(BIN)/python -m pip install --quiet -e '.[$(EXTRAS)]'
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (ipykernel)" > /dev/null
+	@# JupyterLab opens the percent scripts as notebooks (Jupytext), not in the text editor.
+	mkdir -p $(VENV)/share/jupyter/lab/settings
+	echo '{"@jupyterlab/docmanager-extension:plugin": {"defaultViewers": {"python": "Jupytext Notebook"}}}' \
+		> $(VENV)/share/jupyter/lab/settings/overrides.json
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -50,6 +70,29 @@ test-notebooks: $(STAMP)
 	TQDM_DISABLE=1 GBAI_FIGURES_DIR=$(CURDIR)/$(QUICK)/figures GBAI_CACHE_DIR=$(CURDIR)/build/cache \
 		$(BIN)/python -m pytest -p no:cacheprovider -n 2 --dist loadfile --nbval --nbval-current-env \
 		--nbval-sanitize-with tests/nbval_sanitize.cfg $(QUICK)/*.ipynb
+
+# The test suite grades notebooks 1 and 2; this grades all nine (about five minutes).
+test-grading: $(STAMP)
+	TQDM_DISABLE=1 GBAI_GRADING_NOTEBOOKS=all $(BIN)/python -m pytest -p no:cacheprovider tests/test_classroom.py \
+		-k "student or reference or untouched or wrong"
+
+# From the repository root, so Jupytext finds its pairing configuration in pyproject.toml.
+lab: $(STAMP)
+	$(BIN)/jupyter lab --ServerApp.root_dir="$(CURDIR)" --ServerApp.port=$(LAB_PORT) $(ALLOW_ROOT) $(LAB_ARGS) \
+		--ServerApp.default_url=/lab/tree/notebooks
+
+book: $(STAMP)
+	$(BIN)/python -m gbai.pipeline book --output build/book
+	@echo "open build/book/index.html in a browser"
+
+assignments: $(STAMP)
+	$(BIN)/python -m gbai.pipeline assignments --output $(COURSE)
+
+autograde: $(STAMP)
+	$(BIN)/python -m gbai.pipeline autograde --output $(COURSE)
+
+feedback: $(STAMP)
+	$(BIN)/python -m gbai.pipeline feedback --output $(COURSE)
 
 paper:
 	@if command -v latexmk > /dev/null; then \

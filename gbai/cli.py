@@ -5,6 +5,7 @@ Examples::
     gbai hardness exp1 --x 0.31
     gbai hardness --means my_instance.csv --threshold 0.4 --json
     gbai run exp3 --x 0.3 --algorithm css-lucb --runs 200 --delta 0.1 --seed 1
+    gbai run exp1 --x 0.31 --algorithm css-lucb-plus   # delta 0.1, seed 0, 100 runs
 
 Bad arguments print one line on stderr and exit with status 2.
 """
@@ -18,7 +19,7 @@ import sys
 
 from .algorithms import ALGORITHMS, resolve
 from .engine import DEFAULT_MAX_SAMPLES
-from .instances import EXPERIMENTS, paper_instance
+from .instances import EXPERIMENTS, PAPER_DELTA, paper_instance
 from .lower_bounds import hardness_report
 from .model import Instance, check_delta, load_instance
 from .rewards import REWARD_MODELS
@@ -164,17 +165,21 @@ def _run(args: argparse.Namespace) -> dict:
         progress=not args.no_progress,
     )
     row = summarize(table).iloc[0]
+    error_rate = float(row["error_rate"])
     result = {
         "instance": instance.label or "custom",
         "algorithm": args.algorithm,
         "delta": args.delta,
         "reward": args.reward,
         "seed": args.seed,
+        "max_samples": args.max_samples,
         "runs": int(row["runs"]),
         "mean_samples": float(row["mean_samples"]),
         "median_samples": float(row["median_samples"]),
         "sem_samples": float(row["sem_samples"]),
-        "error_rate": float(row["error_rate"]),
+        # Among the runs that stopped; None (JSON null) when no run stopped.
+        "error_rate": None if math.isnan(error_rate) else error_rate,
+        "unstopped_runs": int(row["unstopped_runs"]),
         "unstopped": float(row["unstopped"]),
         "true_answer": instance.best_arm,
     }
@@ -185,8 +190,15 @@ def _run(args: argparse.Namespace) -> dict:
           f"{result['runs']} runs, seed {args.seed}")
     print(f"mean samples:   {result['mean_samples']:.6g} (standard error {result['sem_samples']:.3g})")
     print(f"median samples: {result['median_samples']:.6g}")
-    print(f"error rate:     {result['error_rate']:.4f}")
-    print(f"not stopped:    {result['unstopped']:.4f}")
+    stopped = result["runs"] - result["unstopped_runs"]
+    if result["error_rate"] is None:
+        print("error rate:     undefined (no run stopped)")
+    else:
+        print(f"error rate:     {result['error_rate']:.4f} among the {stopped} stopped runs")
+    print(f"not stopped:    {result['unstopped_runs']} of {result['runs']} runs hit the budget of "
+          f"{args.max_samples:.3g} samples ({result['unstopped']:.4f})")
+    if result["unstopped_runs"]:
+        print("warning: runs that hit the budget gave no answer; the error rate ignores them", file=sys.stderr)
     return result
 
 
@@ -211,9 +223,10 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--algorithm", required=True, type=_algorithm, metavar="ALGORITHM",
                      help=f"one of {', '.join(ALGORITHMS)}, optionally with options, e.g. "
                           "css-lucb-plus:sampling=all")
-    run.add_argument("--runs", type=_positive_int, required=True, help="number of runs")
-    run.add_argument("--delta", type=_number, required=True, help="confidence parameter in (0, 1)")
-    run.add_argument("--seed", type=_nonnegative_int, required=True, help="non-negative integer seed")
+    run.add_argument("--runs", type=_positive_int, default=100, help="number of runs (default 100)")
+    run.add_argument("--delta", type=_number, default=PAPER_DELTA,
+                     help=f"confidence parameter in (0, 1) (default {PAPER_DELTA:g}, the paper's value)")
+    run.add_argument("--seed", type=_nonnegative_int, default=0, help="non-negative integer seed (default 0)")
     run.add_argument("--workers", type=_positive_int, default=1, help="processes (default 1)")
     run.add_argument("--reward", choices=sorted(REWARD_MODELS), default="beta", help="reward model (default beta)")
     run.add_argument("--max-samples", type=_positive_int, default=DEFAULT_MAX_SAMPLES,

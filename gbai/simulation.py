@@ -398,23 +398,36 @@ def summarize(table: pd.DataFrame, by: Sequence[str] = ("instance", "algorithm")
     Columns: ``runs``, ``mean_samples``, ``sem_samples`` (standard error of the mean),
     ``ci95_low``/``ci95_high`` (mean +/- 1.96 standard errors, a normal approximation
     that is accurate for the hundreds of runs a point averages), ``median_samples``,
-    ``error_rate`` (fraction of all runs that stopped with a wrong answer) and
-    ``unstopped`` (fraction of runs that hit the budget).
+    ``error_rate``, ``unstopped`` and ``unstopped_runs``.
+
+    A run that hits the sample budget gives no answer, so it is neither right nor
+    wrong: ``error_rate`` is the share of wrong answers among the runs that *stopped*
+    (NaN when none stopped), and ``unstopped`` is the share of runs that hit the
+    budget (``unstopped_runs`` their number). Read the two side by side: an error
+    rate of 0 with ``unstopped`` near 1 says the algorithm almost never answered,
+    not that it was always right. δ-correctness (Section II of the paper) bounds the
+    probability of stopping with a wrong answer; its estimate over all runs,
+    ``error_rate * (1 - unstopped)``, is never above ``error_rate``.
     """
-    groups = table.groupby(list(by), sort=False)
+    stopped = table["stopped"].astype(bool)
+    frame = table.assign(_stopped=stopped, _wrong=stopped & table["error"].astype(bool))
+    groups = frame.groupby(list(by), sort=False)
     summary = groups.agg(
         runs=("samples", "size"),
         mean_samples=("samples", "mean"),
         std_samples=("samples", "std"),
         median_samples=("samples", "median"),
-        error_rate=("error", "mean"),
-        unstopped=("stopped", lambda s: float((~s.astype(bool)).mean())),
+        stopped_runs=("_stopped", "sum"),
+        wrong_runs=("_wrong", "sum"),
     )
     summary["sem_samples"] = summary["std_samples"].fillna(0.0) / np.sqrt(summary["runs"])
     summary["ci95_low"] = summary["mean_samples"] - 1.96 * summary["sem_samples"]
     summary["ci95_high"] = summary["mean_samples"] + 1.96 * summary["sem_samples"]
-    summary = summary.drop(columns="std_samples")
-    order = ["runs", "mean_samples", "sem_samples", "ci95_low", "ci95_high", "median_samples", "error_rate", "unstopped"]
+    summary["error_rate"] = summary["wrong_runs"] / summary["stopped_runs"].where(summary["stopped_runs"] > 0)
+    summary["unstopped_runs"] = (summary["runs"] - summary["stopped_runs"]).astype(int)
+    summary["unstopped"] = summary["unstopped_runs"] / summary["runs"]
+    order = ["runs", "mean_samples", "sem_samples", "ci95_low", "ci95_high", "median_samples", "error_rate",
+             "unstopped", "unstopped_runs"]
     return summary[order].reset_index()
 
 

@@ -1,6 +1,8 @@
 # ---
 # jupyter:
 #   jupytext:
+#     cell_metadata_filter: nbgrader,tags,-all
+#     notebook_metadata_filter: -papermill,-widgets,-varInspector
 #     text_representation:
 #       extension: .py
 #       format_name: percent
@@ -198,11 +200,13 @@ gbai.summarize(results).round(2)
 # and what must a correct algorithm answer? Set `feasible_045` to the feasible arms
 # (a tuple) and `answer_045` to an arm index or `gbai.INFEASIBLE`, working by hand.
 
-# %% tags=["solution"]
+# %% nbgrader={"grade": false, "grade_id": "nb01_ex1_solution", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+### BEGIN SOLUTION
 feasible_045 = ()  # arm 0 has 0.4 < 0.45, arm 1 has 0.2, arm 2 has 0.4
 answer_045 = gbai.INFEASIBLE
+### END SOLUTION
 
-# %%
+# %% nbgrader={"grade": true, "grade_id": "nb01_ex1_test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check = gbai.Instance(example.means, 0.45)
 assert tuple(feasible_045) == check.feasible_set, "look again at each arm's weakest attribute"
 assert answer_045 == check.answer
@@ -212,12 +216,14 @@ print("Exercise 1: correct")
 # **Exercise 2.** With threshold 0.25 instead of 0.3, compute $H_{id}$ of Table I by
 # hand (which arms are in $S$, in $R$, feasible?) and store the number in `h_025`.
 
-# %% tags=["solution"]
+# %% nbgrader={"grade": false, "grade_id": "nb01_ex2_solution", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+### BEGIN SOLUTION
 # i* = 0 (mean 0.5); arm 2 is feasible and in S, Delta = 0.1; arm 1 is risky with
 # Delta^attr = |0.2 - 0.25| = 0.05; the best arm has Delta = 0.1 and Delta^attr = 0.15.
 h_025 = 1 / min(0.1 / 2, 0.15) ** 2 + 1 / (0.1 / 2) ** 2 + 1 / 0.05**2
+### END SOLUTION
 
-# %%
+# %% nbgrader={"grade": true, "grade_id": "nb01_ex2_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 assert abs(h_025 - gbai.Instance(example.means, 0.25).hardness_index()) < 1e-6
 print(f"Exercise 2: correct, H_id = {h_025:.0f}")
 
@@ -226,10 +232,12 @@ print(f"Exercise 2: correct, H_id = {h_025:.0f}")
 # the arm with the highest mean is infeasible (a risky arm) and the answer is arm 2.
 # Store it in `my_instance`.
 
-# %% tags=["solution"]
+# %% nbgrader={"grade": false, "grade_id": "nb01_ex3_solution", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+### BEGIN SOLUTION
 my_instance = gbai.Instance([[1.0, 0.2], [0.4, 0.45], [0.5, 0.6]], threshold=0.3)
+### END SOLUTION
 
-# %%
+# %% nbgrader={"grade": true, "grade_id": "nb01_ex3_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 top = int(np.argmax(my_instance.arm_means))
 assert my_instance.is_feasible and top not in my_instance.feasible_set, "the top-mean arm must be infeasible"
 assert my_instance.answer == 2

@@ -1,6 +1,8 @@
 # ---
 # jupyter:
 #   jupytext:
+#     cell_metadata_filter: nbgrader,tags,-all
+#     notebook_metadata_filter: -papermill,-widgets,-varInspector
 #     text_representation:
 #       extension: .py
 #       format_name: percent
@@ -193,10 +195,12 @@ plt.show()
 # $\mu = (0.5, 0.45, 0.43, 0.4)$ has $T^\star \approx 989.8$. Build that instance
 # (`bai`) and check.
 
-# %% tags=["solution"]
+# %% nbgrader={"grade": false, "grade_id": "nb02_ex1_solution", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+### BEGIN SOLUTION
 bai = gbai.Instance([[0.5], [0.45], [0.43], [0.4]], threshold=0.1)
+### END SOLUTION
 
-# %%
+# %% nbgrader={"grade": true, "grade_id": "nb02_ex1_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 assert abs(gbai.characteristic_time(bai).T_star - 989.8) < 0.5
 print(f"Exercise 1: correct, T* = {gbai.characteristic_time(bai).T_star:.2f}")
 
@@ -209,10 +213,12 @@ print(f"Exercise 1: correct, T* = {gbai.characteristic_time(bai).T_star:.2f}")
 # %%
 infeasible = gbai.Instance([[0.2, 0.6], [0.5, 0.25], [0.1, 0.1]], threshold=0.3)
 
-# %% tags=["solution"]
+# %% nbgrader={"grade": false, "grade_id": "nb02_ex2_solution", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+### BEGIN SOLUTION
 t_infeasible = sum(1 / gbai.kl_bernoulli(row.min(), 0.3) for row in infeasible.means)
+### END SOLUTION
 
-# %%
+# %% nbgrader={"grade": true, "grade_id": "nb02_ex2_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 assert abs(t_infeasible - gbai.characteristic_time(infeasible).T_star) < 1e-9 * t_infeasible
 print(f"Exercise 2: correct, T* = {t_infeasible:.2f}")
 
@@ -222,12 +228,14 @@ print(f"Exercise 2: correct, T* = {t_infeasible:.2f}")
 # (`"best-infeasible"`, `"overtake"` or `"become-feasible"`) in `kind` and the arm
 # that moves besides the answer, if any, in `other_arm` (or None).
 
-# %% tags=["solution"]
+# %% nbgrader={"grade": false, "grade_id": "nb02_ex3_solution", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+### BEGIN SOLUTION
 response = gbai.best_response(example.means, example.threshold, np.full((3, 2), 1 / 6))
 kind = response.kind
 other_arm = response.arms[1] if len(response.arms) > 1 else None
+### END SOLUTION
 
-# %%
+# %% nbgrader={"grade": true, "grade_id": "nb02_ex3_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 values = gbai.alternative_values(example.means, example.threshold, np.full((3, 2), 1 / 6))
 cheapest = int(np.argmin(values["value"]))
 assert kind == values["kind"][cheapest]

@@ -1,6 +1,8 @@
 # ---
 # jupyter:
 #   jupytext:
+#     cell_metadata_filter: nbgrader,tags,-all
+#     notebook_metadata_filter: -papermill,-widgets,-varInspector
 #     text_representation:
 #       extension: .py
 #       format_name: percent
@@ -240,11 +242,13 @@ print(f"correct answers: {paired['css-lucb correct'].mean():.3f} and {paired['fo
 # last round: no arm of $F_t$ is in $P_t$. Store the set of arms of
 # $F_t \cap P_t$ at the final round in `final_overlap`.
 
-# %% tags=["solution"]
+# %% nbgrader={"grade": false, "grade_id": "nb03_ex1_solution", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+### BEGIN SOLUTION
 last = trace.iloc[-1]
 final_overlap = set(last["feasible_set"]) & set(last["potential_set"])
+### END SOLUTION
 
-# %%
+# %% nbgrader={"grade": true, "grade_id": "nb03_ex1_test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 assert final_overlap == set(), "the run stops only when F_t and P_t are disjoint"
 assert trace["stops"].iloc[-1] and not trace["stops"].iloc[:-1].any()
 print("Exercise 1: correct")
@@ -253,11 +257,13 @@ print("Exercise 1: correct")
 # **Exercise 2.** Find the first round in which the risky arm 1 is no longer in
 # $F_t$ (store it in `risky_out`), and explain which bound caused it.
 
-# %% tags=["solution"]
+# %% nbgrader={"grade": false, "grade_id": "nb03_ex2_solution", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+### BEGIN SOLUTION
 risky_out = int(trace["t"][~trace["feasible_set"].map(lambda members: 1 in members)].iloc[0])
 # Its attribute 0 (mean 0.2) saw its upper bound U_10 fall below the threshold 0.3.
+### END SOLUTION
 
-# %%
+# %% nbgrader={"grade": true, "grade_id": "nb03_ex2_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 check = gbai.StepEngine(instance, gbai.CSSLUCB(), delta=delta, seed=seed)
 while check.t < risky_out:
     check.step()
@@ -273,7 +279,8 @@ print(f"Exercise 2: correct, arm 1 leaves F_t at round {risky_out}, U_10 = {at_e
 # CSS-LUCB on this seed.
 
 
-# %% tags=["solution"]
+# %% nbgrader={"grade": false, "grade_id": "nb03_ex3_solution", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+### BEGIN SOLUTION
 class RoundRobinCSS:
     name = "round-robin-css"
 
@@ -285,9 +292,10 @@ class RoundRobinCSS:
         if paper.stops:
             return paper
         return gbai.Decision.sample(np.repeat(state.sets.feasible_set[:, None], state.n_attributes, axis=1))
+### END SOLUTION
 
 
-# %%
+# %% nbgrader={"grade": true, "grade_id": "nb03_ex3_test", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
 robin = gbai.StepEngine(instance, RoundRobinCSS(), delta=delta, seed=seed).run()
 assert robin.stopped and robin.answer == instance.answer
 assert robin.samples >= result.samples

@@ -1,6 +1,8 @@
 # ---
 # jupyter:
 #   jupytext:
+#     cell_metadata_filter: nbgrader,tags,-all
+#     notebook_metadata_filter: -papermill,-widgets,-varInspector
 #     text_representation:
 #       extension: .py
 #       format_name: percent
@@ -148,12 +150,14 @@ plt.show()
 # number of *rounds*, $159\,H_{id}\ln(H_{id}/\delta)$, and store it in
 # `round_bound`. Compare it with the measured mean number of rounds.
 
-# %% tags=["solution"]
+# %% nbgrader={"grade": false, "grade_id": "nb04_ex1_solution", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+### BEGIN SOLUTION
 hard = gbai.paper_instance("exp1", 0.31)
 h = hard.hardness_index()
 round_bound = PROOF_CONSTANT * h * np.log(h / delta)
+### END SOLUTION
 
-# %%
+# %% nbgrader={"grade": true, "grade_id": "nb04_ex1_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 runs_hard = gbai.sweep(hard, ["css-lucb"], n_runs=n_runs, delta=delta, seed=seed, workers=workers, progress=False)
 assert runs_hard["rounds"].max() < round_bound
 print(f"Exercise 1: correct, bound {round_bound:.3g} rounds, measured mean {runs_hard['rounds'].mean():.3g}")
@@ -162,10 +166,12 @@ print(f"Exercise 1: correct, bound {round_bound:.3g} rounds, measured mean {runs
 # **Exercise 2.** The proof picks the smallest integer $C$ with
 # $C/2 \ge 36 + 2\ln 4 + 8\ln C$. Find it numerically (`smallest_c`).
 
-# %% tags=["solution"]
+# %% nbgrader={"grade": false, "grade_id": "nb04_ex2_solution", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+### BEGIN SOLUTION
 smallest_c = next(c for c in range(1, 1000) if c / 2 >= 36 + 2 * np.log(4) + 8 * np.log(c))
+### END SOLUTION
 
-# %%
+# %% nbgrader={"grade": true, "grade_id": "nb04_ex2_test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 assert smallest_c == PROOF_CONSTANT
 print(f"Exercise 2: correct, C = {smallest_c}")
 
@@ -174,11 +180,13 @@ print(f"Exercise 2: correct, C = {smallest_c}")
 # $H_{id}\ln(H_{id}/\delta)$, averaged over its instances? Store its name in
 # `loosest`, and explain why its ratio is small.
 
-# %% tags=["solution"]
+# %% nbgrader={"grade": false, "grade_id": "nb04_ex3_solution", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+### BEGIN SOLUTION
 loosest = summary.groupby("experiment")["samples / H ln(H/delta)"].mean().idxmin()
 # exp2: its H_id is inflated by the infeasible runner-up arm 3 (notebook 6).
+### END SOLUTION
 
-# %%
+# %% nbgrader={"grade": true, "grade_id": "nb04_ex3_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 averages = {name: float(np.mean(rows["mean_samples"] / rows["H ln(H/delta)"]))
             for name, rows in summary.groupby("experiment")}
 assert loosest == min(averages, key=averages.get)

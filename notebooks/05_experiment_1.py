@@ -1,6 +1,8 @@
 # ---
 # jupyter:
 #   jupytext:
+#     cell_metadata_filter: nbgrader,tags,-all
+#     notebook_metadata_filter: -papermill,-widgets,-varInspector
 #     text_representation:
 #       extension: .py
 #       format_name: percent
@@ -80,7 +82,8 @@ comparison.round(3)
 # %%
 holds = comparison.groupby("instance", sort=False)["verdict"].apply(lambda v: (v == "fewer").all())
 print(f"CSS-LUCB needs fewer samples than both baselines at {holds.sum()} of {len(holds)} values of x.")
-print(f"Largest error rate over all points: {summary['error_rate'].max():.4f} (delta = {delta})")
+print(f"Largest error rate among the runs that stopped: {summary['error_rate'].max():.4f} (delta = {delta}); "
+      f"runs that hit the sample budget: {summary['unstopped_runs'].sum()} of {summary['runs'].sum()}")
 
 # %% [markdown]
 # **What we measured.** In experiment 1 the paper's claim holds: at every $x$ of
@@ -99,12 +102,14 @@ print(f"Largest error rate over all points: {summary['error_rate'].max():.4f} (d
 # **Exercise 1.** Which term of $H_{id}$ dominates at $x = 0.31$? Store the arm
 # whose term is largest in `dominant_arm` and explain why it grows as $x \to 0.3$.
 
-# %% tags=["solution"]
+# %% nbgrader={"grade": false, "grade_id": "nb05_ex1_solution", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+### BEGIN SOLUTION
 terms = experiment.instance(0.31).hardness_terms()
 dominant_arm = int(terms.argmax())
 # Arm 0: its term is 1/min(Delta/2, Delta^attr)^2 with Delta^attr = x - 0.3 = 0.01.
+### END SOLUTION
 
-# %%
+# %% nbgrader={"grade": true, "grade_id": "nb05_ex1_test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 assert dominant_arm == 0
 assert experiment.instance(0.31).hardness_terms()[0] > 0.9 * experiment.instance(0.31).hardness_index()
 print("Exercise 1: correct")
@@ -114,12 +119,14 @@ print("Exercise 1: correct")
 # to Action Elimination's at $x = 0.31$ (`paired_ratio`). Is it close to the ratio
 # of the means in `comparison`?
 
-# %% tags=["solution"]
+# %% nbgrader={"grade": false, "grade_id": "nb05_ex2_solution", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+### BEGIN SOLUTION
 hardest = runs[runs["instance"] == experiment.instance(0.31).label]
 wide = hardest.pivot(index="run", columns="algorithm", values="samples")
 paired_ratio = float((wide["css-lucb"] / wide["ae"]).mean())
+### END SOLUTION
 
-# %%
+# %% nbgrader={"grade": true, "grade_id": "nb05_ex2_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 ratio_of_means = comparison.query("other == 'ae'")["ratio"].iloc[0]
 assert 0 < paired_ratio < 1
 assert abs(paired_ratio - ratio_of_means) < 0.05
@@ -130,13 +137,15 @@ print(f"Exercise 2: correct, mean per-run ratio {paired_ratio:.3f}, ratio of mea
 # slope of $\log$ (CSS-LUCB mean samples) against $\log H_{id}$ over the grid and
 # store it in `slope`. A slope near 1 supports linear growth in $H_{id}$.
 
-# %% tags=["solution"]
+# %% nbgrader={"grade": false, "grade_id": "nb05_ex3_solution", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+### BEGIN SOLUTION
 import numpy as np
 
 css = summary[summary["algorithm"] == "css-lucb"]
 slope = float(np.polyfit(np.log(css["H_id"]), np.log(css["mean_samples"]), 1)[0])
+### END SOLUTION
 
-# %%
+# %% nbgrader={"grade": true, "grade_id": "nb05_ex3_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 # Linear growth in H_id gives 1; the ln(t^4) term of the radius, which grows with the
 # run length, adds a little, so anything between 0.8 and 1.5 is the expected answer.
 assert 0.8 < slope < 1.5, slope

@@ -1,6 +1,8 @@
 # ---
 # jupyter:
 #   jupytext:
+#     cell_metadata_filter: nbgrader,tags,-all
+#     notebook_metadata_filter: -papermill,-widgets,-varInspector
 #     text_representation:
 #       extension: .py
 #       format_name: percent
@@ -94,7 +96,8 @@ comparison.round(3)
 # %%
 holds = comparison.groupby("instance", sort=False)["verdict"].apply(lambda v: (v == "fewer").all())
 print(f"CSS-LUCB needs fewer samples than both baselines at {holds.sum()} of {len(holds)} values of x.")
-print(f"Largest error rate over all points: {summary['error_rate'].max():.4f} (delta = {delta})")
+print(f"Largest error rate among the runs that stopped: {summary['error_rate'].max():.4f} (delta = {delta}); "
+      f"runs that hit the sample budget: {summary['unstopped_runs'].sum()} of {summary['runs'].sum()}")
 
 # %% [markdown]
 # **What we measured.** In experiment 2 the paper's claim does not hold: the three
@@ -112,11 +115,13 @@ print(f"Largest error rate over all points: {summary['error_rate'].max():.4f} (d
 # and which arm is the runner-up among feasible arms? Store them in
 # `paper_runner_up` and `feasible_runner_up`.
 
-# %% tags=["solution"]
+# %% nbgrader={"grade": false, "grade_id": "nb06_ex1_solution", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+### BEGIN SOLUTION
 paper_runner_up = 3  # mean 0.73, infeasible (attribute 0 at 0.15)
 feasible_runner_up = 1  # mean 0.7 at x = 0.6
+### END SOLUTION
 
-# %%
+# %% nbgrader={"grade": true, "grade_id": "nb06_ex1_test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 instance = experiment.instance(0.6)
 assert paper_runner_up == instance.runner_up
 sub_feasible = [i for i in instance.suboptimal_set if instance.feasible_mask[i]]
@@ -128,13 +133,15 @@ print("Exercise 1: correct")
 # as runner-up, gap 0.02) and store it in `h_variant`. Every other term is as in
 # the paper's formula.
 
-# %% tags=["solution"]
+# %% nbgrader={"grade": false, "grade_id": "nb06_ex2_solution", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+### BEGIN SOLUTION
 instance = experiment.instance(0.7)
 terms = instance.hardness_terms()
 attribute_gap_best = instance.arm_attribute_gaps[0]  # 0.6 - 0.3
 h_variant = 1 / min(0.02 / 2, attribute_gap_best) ** 2 + terms[1:].sum()
+### END SOLUTION
 
-# %%
+# %% nbgrader={"grade": true, "grade_id": "nb06_ex2_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 assert abs(h_variant - experiment.instance(0.7).hardness_index(competitor="feasible")) < 1e-6 * h_variant
 print(f"Exercise 2: correct, {h_variant:.0f}")
 
@@ -143,11 +150,13 @@ print(f"Exercise 2: correct, {h_variant:.0f}")
 # the limit $T^\star\mathrm{kl}(\delta, 1-\delta)$ in ratio, and store it in
 # `worst_x`.
 
-# %% tags=["solution"]
+# %% nbgrader={"grade": false, "grade_id": "nb06_ex3_solution", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+### BEGIN SOLUTION
 css = summary[summary["algorithm"] == "css-lucb"]
 worst_x = float(css.loc[css["ratio_to_T_star_kl"].idxmax(), "x"])
+### END SOLUTION
 
-# %%
+# %% nbgrader={"grade": true, "grade_id": "nb06_ex3_test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 assert worst_x in experiment.x_grid
 assert css.set_index("x").loc[worst_x, "ratio_to_T_star_kl"] == css["ratio_to_T_star_kl"].max()
 print(f"Exercise 3: correct, x = {worst_x}")

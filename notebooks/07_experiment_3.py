@@ -1,6 +1,8 @@
 # ---
 # jupyter:
 #   jupytext:
+#     cell_metadata_filter: nbgrader,tags,-all
+#     notebook_metadata_filter: -papermill,-widgets,-varInspector
 #     text_representation:
 #       extension: .py
 #       format_name: percent
@@ -71,7 +73,8 @@ comparison.round(3)
 # %%
 holds = comparison.groupby("instance", sort=False)["verdict"].apply(lambda v: (v == "fewer").all())
 print(f"CSS-LUCB needs fewer samples than both baselines at {holds.sum()} of {len(holds)} values of x.")
-print(f"Largest error rate over all points: {summary['error_rate'].max():.4f} (delta = {delta})")
+print(f"Largest error rate among the runs that stopped: {summary['error_rate'].max():.4f} (delta = {delta}); "
+      f"runs that hit the sample budget: {summary['unstopped_runs'].sum()} of {summary['runs'].sum()}")
 
 # %% [markdown]
 # **What we measured.** In experiment 3 the paper's claim does not hold either:
@@ -90,11 +93,13 @@ print(f"Largest error rate over all points: {summary['error_rate'].max():.4f} (d
 # **Exercise 1.** For $x = 0.3$, store the arms of the risky set $R$ in `risky`
 # and the arms of $F^c \cap S$ in `infeasible_suboptimal`.
 
-# %% tags=["solution"]
+# %% nbgrader={"grade": false, "grade_id": "nb07_ex1_solution", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+### BEGIN SOLUTION
 risky = (2,)
 infeasible_suboptimal = (3, 4)
+### END SOLUTION
 
-# %%
+# %% nbgrader={"grade": true, "grade_id": "nb07_ex1_test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 instance = experiment.instance(0.3)
 assert tuple(risky) == instance.risky_set
 assert tuple(infeasible_suboptimal) == tuple(
@@ -106,13 +111,15 @@ print("Exercise 1: correct")
 # Elimination at $x = 0.3$: store the ratio of their mean round counts
 # (CSS-LUCB / AE) in `round_ratio`. Why does it matter for the radius?
 
-# %% tags=["solution"]
+# %% nbgrader={"grade": false, "grade_id": "nb07_ex2_solution", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+### BEGIN SOLUTION
 at_03 = runs[runs["instance"] == experiment.instance(0.3).label]
 mean_rounds = at_03.groupby("algorithm")["rounds"].mean()
 round_ratio = float(mean_rounds["css-lucb"] / mean_rounds["ae"])
 # CSS-LUCB plays more rounds for a similar number of samples; ln(t^4) is larger.
+### END SOLUTION
 
-# %%
+# %% nbgrader={"grade": true, "grade_id": "nb07_ex2_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 assert round_ratio > 1
 print(f"Exercise 2: correct, CSS-LUCB plays {round_ratio:.2f} times as many rounds")
 
@@ -121,10 +128,12 @@ print(f"Exercise 2: correct, CSS-LUCB plays {round_ratio:.2f} times as many roun
 # $\sqrt{\ln(4NMt^4/\delta)/(2T)}$. For $T = 10^4$, compute how much wider it is
 # at $t = 4\cdot10^4$ than at $t = 10^4$ (`widening`, a ratio).
 
-# %% tags=["solution"]
+# %% nbgrader={"grade": false, "grade_id": "nb07_ex3_solution", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+### BEGIN SOLUTION
 widening = float(gbai.confidence_radius(40_000, 10_000, 25, delta) / gbai.confidence_radius(10_000, 10_000, 25, delta))
+### END SOLUTION
 
-# %%
+# %% nbgrader={"grade": true, "grade_id": "nb07_ex3_test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 expected = np.sqrt((np.log(4 * 25 / delta) + 4 * np.log(4e4)) / (np.log(4 * 25 / delta) + 4 * np.log(1e4)))
 assert abs(widening - expected) < 1e-12
 print(f"Exercise 3: correct, {100 * (widening - 1):.1f}% wider")

@@ -1,6 +1,8 @@
 # ---
 # jupyter:
 #   jupytext:
+#     cell_metadata_filter: nbgrader,tags,-all
+#     notebook_metadata_filter: -papermill,-widgets,-varInspector
 #     text_representation:
 #       extension: .py
 #       format_name: percent
@@ -46,7 +48,7 @@ for name in ("vary-n", "vary-m"):
     results[name] = gbai.sweep_experiment(name, ["css-lucb"], n_runs=n_runs, delta=delta, seed=seed,
                                           workers=workers)
 columns = ["experiment", "size", "x", "H_id", "mean_samples", "ci95_low", "ci95_high", "T_star_kl",
-           "ratio_to_T_star_kl", "error_rate"]
+           "ratio_to_T_star_kl", "error_rate", "unstopped"]
 summary = pd.concat([results[name][1] for name in results], ignore_index=True)
 summary[columns].round(3)
 
@@ -94,11 +96,13 @@ for name, sizes in (("vary-n", (4, 5, 6)), ("vary-m", (2, 3, 4))):
 # **Exercise 1.** At $x = 0.42$, compute $H_{id}$ of the vary-M instance for
 # $M = 2$ and $M = 4$ and store their ratio ($M = 2$ over $M = 4$) in `ratio_m`.
 
-# %% tags=["solution"]
+# %% nbgrader={"grade": false, "grade_id": "nb08_ex1_solution", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+### BEGIN SOLUTION
 ratio_m = (gbai.paper_instance("vary-m", 0.42, 2).hardness_index()
            / gbai.paper_instance("vary-m", 0.42, 4).hardness_index())
+### END SOLUTION
 
-# %%
+# %% nbgrader={"grade": true, "grade_id": "nb08_ex1_test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 assert ratio_m > 5
 print(f"Exercise 1: correct, H_id(M=2) / H_id(M=4) = {ratio_m:.1f}")
 
@@ -106,10 +110,12 @@ print(f"Exercise 1: correct, H_id(M=2) / H_id(M=4) = {ratio_m:.1f}")
 # **Exercise 2.** For $N = 6$ at $x = 0.42$, which arm's term dominates $H_{id}$
 # (`dominant_arm`)? Is it the arm added last?
 
-# %% tags=["solution"]
+# %% nbgrader={"grade": false, "grade_id": "nb08_ex2_solution", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+### BEGIN SOLUTION
 dominant_arm = int(gbai.paper_instance("vary-n", 0.42, 6).hardness_terms().argmax())
+### END SOLUTION
 
-# %%
+# %% nbgrader={"grade": true, "grade_id": "nb08_ex2_test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 terms = gbai.paper_instance("vary-n", 0.42, 6).hardness_terms()
 assert dominant_arm == int(terms.argmax())
 print(f"Exercise 2: correct, arm {dominant_arm} (terms: {terms.round(0)})")
@@ -120,7 +126,8 @@ print(f"Exercise 2: correct, arm {dominant_arm} (terms: {terms.round(0)})")
 # check with `gbai.sweep` (a few runs) that CSS-LUCB needs fewer samples than on
 # the paper's instance. Store both mean sample counts in `easier` and `paper`.
 
-# %% tags=["solution"]
+# %% nbgrader={"grade": false, "grade_id": "nb08_ex3_solution", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+### BEGIN SOLUTION
 base = gbai.paper_instance("vary-n", 0.42, 6)
 means = base.means.copy()
 means[5] = [0.55, 0.52]
@@ -128,7 +135,8 @@ variant = gbai.Instance(means, base.threshold, label="variant")
 both = gbai.sweep({"variant": variant, "paper": base}, ["css-lucb"], n_runs=min(n_runs, 20), delta=delta,
                   seed=seed, workers=workers, progress=False)
 easier, paper = both.groupby("instance")["samples"].mean()[["variant", "paper"]]
+### END SOLUTION
 
-# %%
+# %% nbgrader={"grade": true, "grade_id": "nb08_ex3_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 assert easier < paper
 print(f"Exercise 3: correct, {easier:.0f} against {paper:.0f} samples")

@@ -1,6 +1,8 @@
 # ---
 # jupyter:
 #   jupytext:
+#     cell_metadata_filter: nbgrader,tags,-all
+#     notebook_metadata_filter: -papermill,-widgets,-varInspector
 #     text_representation:
 #       extension: .py
 #       format_name: percent
@@ -189,11 +191,15 @@ plt.show()
 #
 # ## 3. Empirical error rates
 #
-# Every run of section 1 is checked against the true answer:
+# Every run of section 1 is checked against the true answer. A run that hits the
+# sample budget gives no answer, so the error rate is taken among the runs that
+# stopped, and the share of runs that did not stop is shown beside it:
 
 # %%
-errors = summary.pivot_table(index="instance", columns="algorithm", values="error_rate", sort=False)
-print(f"largest error rate over all instances and algorithms: {errors.to_numpy().max():.4f} (delta = {delta})")
+errors = summary.pivot_table(index="instance", columns="algorithm", values=["error_rate", "unstopped"],
+                             sort=False)
+print(f"largest error rate among stopped runs: {summary['error_rate'].max():.4f} (delta = {delta}); "
+      f"runs that hit the sample budget: {summary['unstopped_runs'].sum()} of {summary['runs'].sum()}")
 errors.T.round(3)
 
 # %% [markdown]
@@ -205,9 +211,11 @@ errors.T.round(3)
 check_instances = {"exp1 x=0.35 (feasible)": gbai.paper_instance("exp1", 0.35),
                    "exp3 x=0.3 (risky highest-mean arm)": gbai.paper_instance("exp3", 0.3)}
 check = gbai.sweep(check_instances, NEW, n_runs=n_runs_error, delta=delta, seed=seed + 1, workers=workers)
-rates = check.groupby(["instance", "algorithm"]).agg(runs=("error", "size"), errors=("error", "sum"))
-rates["error rate"] = rates["errors"] / rates["runs"]
-rates["95% upper limit"] = [stats.beta.ppf(0.95, e + 1, n - e) for e, n in zip(rates["errors"], rates["runs"])]
+rates = check.groupby(["instance", "algorithm"]).agg(runs=("error", "size"), stopped=("stopped", "sum"),
+                                                     errors=("error", "sum"))
+rates["unstopped"] = rates["runs"] - rates["stopped"]
+rates["error rate"] = rates["errors"] / rates["stopped"]
+rates["95% upper limit"] = [stats.beta.ppf(0.95, e + 1, n - e) for e, n in zip(rates["errors"], rates["stopped"])]
 rates.round(4)
 
 # %% [markdown]
@@ -236,7 +244,8 @@ for reward in ("bernoulli", "beta"):
             limit = gbai.lower_bound_tstar(asymptotic_instances[label], level)
             rows.append({"reward": reward, "delta": level, "instance": label, "algorithm": algorithm,
                          "mean_samples": group["samples"].mean(), "ratio_to_T_star_kl": group["samples"].mean() / limit,
-                         "error_rate": group["error"].mean()})
+                         "error_rate": group["error"].sum() / group["stopped"].sum() if group["stopped"].any() else np.nan,
+                         "unstopped": 1 - group["stopped"].mean()})
 asymptotics = pd.DataFrame(rows)
 asymptotics.pivot_table(index=["reward", "instance", "algorithm"], columns="delta",
                         values="ratio_to_T_star_kl").round(2)
@@ -282,11 +291,13 @@ plt.show()
 # above the limit, in ratio. Store its label in `hardest_for_plus`, and think about
 # what makes it hard (look at its $w^\star$ in notebook 2).
 
-# %% tags=["solution"]
+# %% nbgrader={"grade": false, "grade_id": "nb09_ex1_solution", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+### BEGIN SOLUTION
 plus_rows = summary[summary["algorithm"] == "css-lucb-plus"]
 hardest_for_plus = plus_rows.loc[plus_rows["ratio_to_T_star_kl"].idxmax(), "instance"]
+### END SOLUTION
 
-# %%
+# %% nbgrader={"grade": true, "grade_id": "nb09_ex1_test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 worst = plus_rows.set_index("instance")["ratio_to_T_star_kl"]
 assert worst[hardest_for_plus] == worst.max()
 print(f"Exercise 1: correct, {hardest_for_plus} ({worst.max():.1f} times the limit)")
@@ -296,7 +307,8 @@ print(f"Exercise 1: correct, {hardest_for_plus} ({worst.max():.1f} times the lim
 # $x = 0.31$ for a few seeds, and store the ratio of its mean samples to those of
 # the full CSS-LUCB+ in `sampling_gain`. Why is it large on this instance?
 
-# %% tags=["solution"]
+# %% nbgrader={"grade": false, "grade_id": "nb09_ex2_solution", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+### BEGIN SOLUTION
 hard = gbai.paper_instance("exp1", 0.31)
 few = min(n_runs, 20)
 with_all = np.mean([gbai.run(hard, "css-lucb-plus:sampling=all", seed=gbai.run_seed(seed, r)).samples
@@ -305,8 +317,9 @@ targeted = np.mean([gbai.run(hard, "css-lucb-plus", seed=gbai.run_seed(seed, r))
 sampling_gain = with_all / targeted
 # One pair (arm 0, attribute 0, at 0.31 against the threshold 0.3) decides the run;
 # sampling all five attributes of two arms wastes nine samples out of ten.
+### END SOLUTION
 
-# %%
+# %% nbgrader={"grade": true, "grade_id": "nb09_ex2_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 assert sampling_gain > 2
 print(f"Exercise 2: correct, targeted sampling needs {sampling_gain:.1f} times fewer samples here")
 
@@ -316,14 +329,16 @@ print(f"Exercise 2: correct, targeted sampling needs {sampling_gain:.1f} times f
 # the step engine, compute it with `gbai.best_response` (store it in `glr`) and
 # compare it with the threshold of the cheapest alternative.
 
-# %% tags=["solution"]
+# %% nbgrader={"grade": false, "grade_id": "nb09_ex3_solution", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+### BEGIN SOLUTION
 engine = gbai.StepEngine(gbai.table1_example(), gbai.LMAGLR(), delta=delta, seed=seed)
 for _ in range(500):
     engine.step()
 state = engine.state()
 glr = gbai.best_response(state.means, state.threshold, state.counts).value
+### END SOLUTION
 
-# %%
+# %% nbgrader={"grade": true, "grade_id": "nb09_ex3_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 values = gbai.alternative_values(state.means, state.threshold, state.counts)
 assert abs(glr - values["value"].min()) < 1e-9 * max(1.0, glr)
 print(f"Exercise 3: correct, GLR = {glr:.2f} after {state.total_samples} samples")

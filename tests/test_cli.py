@@ -75,6 +75,36 @@ def test_run_json(capsys):
     for key in ("mean_samples", "sem_samples", "error_rate", "unstopped", "runs", "median_samples"):
         assert key in data
     assert data["runs"] == 8 and data["error_rate"] == 0.0 and data["unstopped"] == 0.0
+    assert data["unstopped_runs"] == 0
+
+
+def test_run_defaults_to_the_papers_delta_and_seed_zero(capsys):
+    explicit = _json(capsys, ["run", "example", "--algorithm", "ae", "--runs", "4", "--delta", "0.1", "--seed", "0",
+                              "--json", "--no-cache", "--no-progress"])
+    default = _json(capsys, ["run", "example", "--algorithm", "ae", "--runs", "4", "--json", "--no-cache",
+                             "--no-progress"])
+    assert default == explicit and default["delta"] == 0.1 and default["seed"] == 0
+    with pytest.raises(SystemExit):
+        main(["run", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "(default 0.1, the paper's value)" in text and "(default 0)" in text and "(default 100)" in text
+
+
+def test_budget_hits_are_reported_beside_the_error_rate(tmp_path, capsys):
+    # Arm 0's first attribute sits exactly on the threshold: no confidence interval ever
+    # leaves it, so every run hits the budget and none gives an answer. The old summary
+    # printed "error rate 0" here; now the error rate is undefined and all runs are unstopped.
+    path = tmp_path / "tie.csv"
+    path.write_text("0.3,0.8\n0.2,0.9\n")
+    argv = ["run", "--means", str(path), "--threshold", "0.3", "--algorithm", "css-lucb", "--runs", "3",
+            "--max-samples", "3000", "--no-cache", "--no-progress"]
+    data = _json(capsys, argv + ["--json"])
+    assert data["error_rate"] is None
+    assert data["unstopped_runs"] == 3 and data["unstopped"] == 1.0 and data["max_samples"] == 3000
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    assert "undefined (no run stopped)" in captured.out and "3 of 3 runs hit the budget" in captured.out
+    assert "gave no answer" in captured.err
 
 
 def test_run_text_and_bernoulli(capsys):
@@ -104,7 +134,7 @@ def test_run_text_and_bernoulli(capsys):
         ["run", "example", "--algorithm", "ae", "--runs", "0", "--delta", "0.1", "--seed", "0"],
         ["run", "example", "--algorithm", "ae", "--runs", "2", "--delta", "1.5", "--seed", "0"],
         ["run", "example", "--algorithm", "ae", "--runs", "2", "--delta", "0.1", "--seed", "-1"],
-        ["run", "example", "--algorithm", "ae", "--runs", "2", "--delta", "0.1"],
+        ["run", "example", "--runs", "2"],
         ["run", "example", "--algorithm", "ae", "--runs", "2", "--delta", "0.1", "--seed", "0", "--reward", "x"],
         ["frobnicate"],
     ],

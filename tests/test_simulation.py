@@ -222,3 +222,20 @@ def test_any_tied_best_arm_counts_as_correct(monkeypatch):
     table = gbai.sweep({"tie": tie}, ["ae"], n_runs=5, workers=1, cache_dir=None, progress=False, chunk_size=5)
     assert table["correct"].tolist() == [True, True, False, False, False]
     assert table["error"].tolist() == [False, False, True, True, False]
+
+
+def test_summary_reports_errors_among_stopped_runs_beside_the_unstopped_share():
+    # Built by hand so every count is known: group a has 4 runs, one unstopped and one
+    # stopped wrong (error 1/3 among the 3 stopped); group b never stops (error undefined).
+    table = pd.DataFrame({
+        "instance": ["a"] * 4 + ["b"] * 2,
+        "algorithm": "css-lucb",
+        "samples": [10, 20, 30, 100, 100, 100],
+        "stopped": [True, True, True, False, False, False],
+        "error": [False, True, False, False, False, False],
+    })
+    summary = gbai.summarize(table).set_index("instance")
+    assert summary.loc["a", "error_rate"] == pytest.approx(1 / 3)
+    assert summary.loc["a", "unstopped"] == 0.25 and summary.loc["a", "unstopped_runs"] == 1
+    assert np.isnan(summary.loc["b", "error_rate"])
+    assert summary.loc["b", "unstopped"] == 1.0 and summary.loc["b", "unstopped_runs"] == 2
