@@ -32,7 +32,7 @@ from tqdm import tqdm
 from . import __version__
 from .algorithms import resolve
 from .engine import DEFAULT_MAX_SAMPLES, RunResult, StepEngine, check_max_samples
-from .instances import EXPERIMENTS, PAPER_DELTA
+from .instances import PAPER_DELTA, get_experiment
 from .lower_bounds import lower_bound_tstar
 from .model import INFEASIBLE, Instance, check_delta
 from .rewards import pair_keys, reward_code, seed_sequence
@@ -441,9 +441,7 @@ def sweep_experiment(
     divergence, :func:`gbai.lower_bounds.lower_bound_tstar`) and
     ``ratio_to_T_star_kl`` (mean samples over that bound).
     """
-    if name not in EXPERIMENTS:
-        raise ValueError(f"unknown experiment {name!r}; choose from {sorted(EXPERIMENTS)}")
-    experiment = EXPERIMENTS[name]
+    experiment = get_experiment(name)
     xs = list(experiment.x_grid if x_values is None else x_values)
     if not xs:
         raise ValueError(f"experiment {name!r} has no x grid to sweep")
