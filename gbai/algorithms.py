@@ -15,6 +15,9 @@ from typing import Callable
 
 from .engine import Policy
 from .fast import run_kernel
+from ._as_run_ae import AE_OPTIONS, AE_PRESETS, ActionEliminationAsRun, run_ae_as_run
+from ._as_run_css import CSS_OPTIONS, CSS_PRESETS, CSSLUCBAsRun, run_css_lucb_as_run
+from ._as_run_ftb import FTB_OPTIONS, FTB_PRESETS, FeasibilityThenBAIAsRun, run_ftb_as_run
 from .policies import ActionElimination, CSSLUCB, FeasibilityThenBAI
 from .rewards import reward_exponents
 
@@ -43,6 +46,8 @@ class Algorithm:
     run_fast: FastRunner
     options: dict[str, tuple[str, ...]] = field(default_factory=dict)
     modules: tuple[str, ...] = ()
+    #: Named option sets, selected in a spec with ``as=NAME`` (e.g. ``css-lucb:as=fig1``).
+    presets: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -57,12 +62,27 @@ class Resolved:
         return self.algorithm.make_policy(**self.options)
 
 
-def _paper_runner(kernel: str) -> FastRunner:
+def _is_text(options: dict, choices: dict) -> bool:
+    return all(options.get(key, values[0]) == values[0] for key, values in choices.items())
+
+
+def _paper_runner(kernel: str, choices: dict, as_run) -> FastRunner:
+    """The text's kernel when every option is at its default, else the as-run kernel."""
+
     def run_fast(instance, delta, keys, model, max_samples, options):
-        return run_kernel(kernel, instance.means, instance.threshold, delta, keys,
-                          reward_exponents(instance.means), model, max_samples)
+        exponents = reward_exponents(instance.means)
+        if _is_text(options, choices):
+            return run_kernel(kernel, instance.means, instance.threshold, delta, keys, exponents, model, max_samples)
+        return as_run(instance, delta, keys, model, exponents, max_samples, options)
 
     return run_fast
+
+
+def _paper_policy(text_policy, as_run_policy, choices: dict):
+    def make_policy(**options):
+        return text_policy() if _is_text(options, choices) else as_run_policy(**options)
+
+    return make_policy
 
 
 ALGORITHMS: dict[str, Algorithm] = {
@@ -70,22 +90,31 @@ ALGORITHMS: dict[str, Algorithm] = {
         name="css-lucb",
         title="CSS-LUCB",
         reference="Algorithm 1, Section IV",
-        make_policy=CSSLUCB,
-        run_fast=_paper_runner("css-lucb"),
+        make_policy=_paper_policy(CSSLUCB, CSSLUCBAsRun, CSS_OPTIONS),
+        run_fast=_paper_runner("css-lucb", CSS_OPTIONS, run_css_lucb_as_run),
+        options=CSS_OPTIONS,
+        modules=("_as_run.py", "_as_run_css.py"),
+        presets=CSS_PRESETS,
     ),
     "ae": Algorithm(
         name="ae",
         title="Action Elimination with attribute elimination",
         reference="Section VI, baseline 1 (reading note 6)",
-        make_policy=ActionElimination,
-        run_fast=_paper_runner("ae"),
+        make_policy=_paper_policy(ActionElimination, ActionEliminationAsRun, AE_OPTIONS),
+        run_fast=_paper_runner("ae", AE_OPTIONS, run_ae_as_run),
+        options=AE_OPTIONS,
+        modules=("_as_run.py", "_as_run_ae.py"),
+        presets=AE_PRESETS,
     ),
     "feasibility-then-bai": Algorithm(
         name="feasibility-then-bai",
         title="Feasibility then BAI",
         reference="Section VI, baseline 2 (reading note 7)",
-        make_policy=FeasibilityThenBAI,
-        run_fast=_paper_runner("feasibility-then-bai"),
+        make_policy=_paper_policy(FeasibilityThenBAI, FeasibilityThenBAIAsRun, FTB_OPTIONS),
+        run_fast=_paper_runner("feasibility-then-bai", FTB_OPTIONS, run_ftb_as_run),
+        options=FTB_OPTIONS,
+        modules=("_as_run.py", "_as_run_ftb.py"),
+        presets=FTB_PRESETS,
     ),
 }
 
@@ -114,7 +143,22 @@ def resolve(spec: str) -> Resolved:
     name, _, rest = spec.strip().partition(":")
     algorithm = get_algorithm(name.strip())
     options = {key: values[0] for key, values in algorithm.options.items()}
-    for item in filter(None, (part.strip() for part in rest.split(","))):
+    items = [part.strip() for part in rest.split(",") if part.strip()]
+    # A preset (as=NAME) sets its options first; options spelled out in the spec override it.
+    presets = [item for item in items if item.partition("=")[0].strip() == "as"]
+    if presets and not algorithm.presets:
+        raise ValueError(f"algorithm {algorithm.name!r} has no presets (as=...)")
+    if len(presets) > 1:
+        raise ValueError(f"algorithm {algorithm.name!r}: at most one preset (as=...), got {presets}")
+    for item in presets:
+        preset = item.partition("=")[2].strip()
+        if preset not in algorithm.presets:
+            raise ValueError(f"algorithm {algorithm.name!r}: preset as={preset!r} unknown; choose from "
+                             f"{sorted(algorithm.presets)}")
+        options.update(algorithm.presets[preset])
+    for item in items:
+        if item in presets:
+            continue
         key, equals, value = item.partition("=")
         key, value = key.strip(), value.strip()
         if not equals or key not in algorithm.options:

@@ -34,7 +34,7 @@ from .algorithms import resolve
 from .engine import DEFAULT_MAX_SAMPLES, RunResult, StepEngine, check_max_samples
 from .instances import PAPER_DELTA, get_experiment
 from .lower_bounds import lower_bound_tstar
-from .model import INFEASIBLE, Instance, check_delta
+from .model import CRASHED, INFEASIBLE, Instance, check_delta
 from .rewards import pair_keys, reward_code, seed_sequence
 
 __all__ = [
@@ -398,9 +398,11 @@ def summarize(table: pd.DataFrame, by: Sequence[str] = ("instance", "algorithm")
     Columns: ``runs``, ``mean_samples``, ``sem_samples`` (standard error of the mean),
     ``ci95_low``/``ci95_high`` (mean +/- 1.96 standard errors, a normal approximation
     that is accurate for the hundreds of runs a point averages), ``median_samples``,
-    ``error_rate`` (fraction of all runs that stopped with a wrong answer) and
-    ``unstopped`` (fraction of runs that hit the budget).
+    ``error_rate`` (fraction of all runs that stopped with a wrong answer),
+    ``unstopped`` (fraction of runs that hit the budget) and ``crashed`` (fraction of
+    runs that ended where the authors' code raises an error; as-run variants only).
     """
+    table = table.assign(_crashed=table["answer"] == CRASHED)
     groups = table.groupby(list(by), sort=False)
     summary = groups.agg(
         runs=("samples", "size"),
@@ -408,13 +410,15 @@ def summarize(table: pd.DataFrame, by: Sequence[str] = ("instance", "algorithm")
         std_samples=("samples", "std"),
         median_samples=("samples", "median"),
         error_rate=("error", "mean"),
-        unstopped=("stopped", lambda s: float((~s.astype(bool)).mean())),
+        unstopped=("stopped", lambda s: float((~s.astype(bool) & ~table.loc[s.index, "_crashed"]).mean())),
+        crashed=("_crashed", "mean"),
     )
     summary["sem_samples"] = summary["std_samples"].fillna(0.0) / np.sqrt(summary["runs"])
     summary["ci95_low"] = summary["mean_samples"] - 1.96 * summary["sem_samples"]
     summary["ci95_high"] = summary["mean_samples"] + 1.96 * summary["sem_samples"]
     summary = summary.drop(columns="std_samples")
-    order = ["runs", "mean_samples", "sem_samples", "ci95_low", "ci95_high", "median_samples", "error_rate", "unstopped"]
+    order = ["runs", "mean_samples", "sem_samples", "ci95_low", "ci95_high", "median_samples", "error_rate", "unstopped",
+             "crashed"]
     return summary[order].reset_index()
 
 
