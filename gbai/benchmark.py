@@ -3,7 +3,9 @@
 Runs CSS-LUCB on experiment 3 at x = 0.3 and experiment 1 at x = 0.31 with the
 same seeds in both engines, checks that the runs agree, and prints samples per
 second for the fast engine, for the step engine and their ratio. It measures one
-core: the runs are played one after the other in this process.
+core: the runs are played one after the other in this process. With
+``--lower-bounds`` it also times the best response and the characteristic time
+(:func:`benchmark_lower_bounds`).
 """
 
 from __future__ import annotations
@@ -11,7 +13,13 @@ from __future__ import annotations
 import argparse
 import time
 
-from .instances import paper_instance
+import numpy as np
+from numba import njit
+
+from .instances import EXPERIMENTS, paper_instance
+from .lower_bounds.alternatives import alternative_values_kernel, best_response, best_response_kernel
+from .lower_bounds.characteristic_time import characteristic_time
+from .lower_bounds.divergences import kl_bernoulli_scalar
 from .simulation import run
 
 WORKLOADS = (("exp3", 0.3), ("exp1", 0.31))
@@ -89,12 +97,85 @@ def benchmark_beyond(runs: int = 20, sweep_runs: int = 200, workers: int = 2) ->
     return per_run, sweeps
 
 
+def benchmark_lower_bounds(repeat: int = 2000, verbose: bool = True) -> dict:
+    """Time the best response (from Python and inside numba) and ``T*`` on the paper's instances.
+
+    Prints a small report when ``verbose`` and returns the timings in seconds.
+    """
+    rng = np.random.default_rng(0)
+    instance = paper_instance("exp1", 0.31)
+    means = np.ascontiguousarray(instance.means)
+    th = instance.threshold
+    weights = rng.uniform(1.0, 100.0, size=means.shape)
+    best_response(means, th, weights)  # compile
+    _best_response_loop(means, th, weights, 0, 2)
+    _alternatives_loop(means, th, weights, 0, 2)
+    start = time.perf_counter()
+    for _ in range(repeat):
+        best_response(means, th, weights)
+    python_call = (time.perf_counter() - start) / repeat
+    loops = 20000
+    start = time.perf_counter()
+    _best_response_loop(means, th, weights, 0, loops)
+    numba_call = (time.perf_counter() - start) / loops
+    start = time.perf_counter()
+    _alternatives_loop(means, th, weights, 0, loops)
+    numba_all = (time.perf_counter() - start) / loops
+    timings = {
+        "best_response_python": python_call,
+        "best_response_numba": numba_call,
+        "alternative_values_numba": numba_all,
+        "characteristic_time": {},
+    }
+    if verbose:
+        print(f"best_response (5x5, from Python):      {python_call * 1e6:8.1f} us")
+        print(f"best_response kernel (inside numba):    {numba_call * 1e6:8.2f} us")
+        print(f"alternative_values kernel (numba):      {numba_all * 1e6:8.2f} us")
+        print("characteristic_time on the paper's instances:")
+        print(f"{'instance':28s} {'T*':>12s} {'T* kl(.1,.9)':>13s} {'gap':>9s} {'iters':>5s} {'time':>8s}")
+    for name, experiment in EXPERIMENTS.items():
+        sizes = experiment.sizes if experiment.sizes else (None,)
+        grid = experiment.x_grid if experiment.x_grid else (None,)
+        for size in sizes:
+            for x in grid:
+                inst = paper_instance(name, x, size)
+                start = time.perf_counter()
+                result = characteristic_time(inst)
+                elapsed = time.perf_counter() - start
+                timings["characteristic_time"][inst.label] = (elapsed, result)
+                if verbose:
+                    kl = kl_bernoulli_scalar(0.1, 0.9)
+                    print(
+                        f"{inst.label:28s} {result.T_star:12.2f} {result.T_star * kl:13.2f} "
+                        f"{result.gap:9.1e} {result.iterations:5d} {elapsed * 1e3:6.1f}ms"
+                    )
+    return timings
+
+
+@njit(cache=True)
+def _best_response_loop(means, threshold, weights, code, loops):
+    total = 0.0
+    for _ in range(loops):
+        total += best_response_kernel(means, threshold, weights, code)[0]
+    return total
+
+
+@njit(cache=True)
+def _alternatives_loop(means, threshold, weights, code, loops):
+    total = 0.0
+    for _ in range(loops):
+        total += alternative_values_kernel(means, threshold, weights, code)[3][0]
+    return total
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="gbai benchmark", description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=2, help="seeds per workload (default 2)")
     parser.add_argument("--fast-repeat", type=int, default=20, help="repetitions of the fast runs (default 20)")
     parser.add_argument("--beyond", action="store_true",
                         help="also time the algorithms of notebook 9 against CSS-LUCB")
+    parser.add_argument("--lower-bounds", action="store_true",
+                        help="also time the best response and the characteristic time")
     args = parser.parse_args(argv)
     if args.runs < 1 or args.fast_repeat < 1:
         parser.error("--runs and --fast-repeat must be positive")
@@ -114,6 +195,9 @@ def main(argv: list[str] | None = None) -> int:
         for row in sweeps:
             print(f"{row['runs']}-run sweep of exp1 x=0.35, {row['algorithm']}, {row['workers']} workers: "
                   f"{row['seconds']:.1f} s")
+    if args.lower_bounds:
+        print()
+        benchmark_lower_bounds()
     return 0
 
 

@@ -7,8 +7,12 @@ import pytest
 
 import gbai
 from gbai import CRASHED, INFEASIBLE, Instance, StepEngine
-from gbai._as_run import (
-    CONTINUE,
+from gbai.algorithms import action_elimination, css_lucb, feasibility_then_bai
+from gbai.algorithms.action_elimination import AE_OPTIONS, AE_PRESETS, ae_as_run_decide
+from gbai.algorithms.css_lucb import CSS_OPTIONS, CSS_PRESETS, css_as_run_decide
+from gbai.algorithms.feasibility_then_bai import FTB_OPTIONS, FTB_PRESETS, ftb_as_run_decide
+from gbai.algorithms.kernels import (
+    AS_RUN_CONTINUE as CONTINUE,
     RADIUS_AE_AUTHORS,
     RADIUS_FTB_AUTHORS,
     RADIUS_SHARED,
@@ -16,9 +20,6 @@ from gbai._as_run import (
     RESTART,
     as_run_radius,
 )
-from gbai._as_run_ae import AE_OPTIONS, AE_PRESETS, ae_as_run_decide
-from gbai._as_run_css import CSS_OPTIONS, CSS_PRESETS, css_as_run_decide
-from gbai._as_run_ftb import FTB_OPTIONS, FTB_PRESETS, ftb_as_run_decide
 from gbai.rewards import pair_keys
 
 OPTIONS = {"css-lucb": (CSS_OPTIONS, CSS_PRESETS), "ae": (AE_OPTIONS, AE_PRESETS),
@@ -65,10 +66,9 @@ def test_defaults_are_the_text_kernel(name):
         for seed in range(3):
             text = gbai.run(instance, name, seed=seed)
             keys = pair_keys(seed, instance.n_arms, instance.n_attributes)
-            exponents = gbai.rewards.reward_exponents(instance.means)
-            runner = {"css-lucb": gbai._as_run_css.run_css_lucb_as_run, "ae": gbai._as_run_ae.run_ae_as_run,
-                      "feasibility-then-bai": gbai._as_run_ftb.run_ftb_as_run}[name]
-            answer, samples, rounds, counts, stopped = runner(instance, 0.1, keys, 0, exponents, 10**8, options)
+            runner = {"css-lucb": css_lucb.run_css_lucb_as_run, "ae": action_elimination.run_ae_as_run,
+                      "feasibility-then-bai": feasibility_then_bai.run_ftb_as_run}[name]
+            answer, samples, rounds, counts, stopped = runner(instance, 0.1, keys, 0, 10**8, options)
             assert (answer, samples, rounds, stopped) == (text.answer, text.samples, text.rounds, text.stopped)
             assert np.array_equal(counts, text.counts)
     assert algorithm.presets["text"] == {}
@@ -311,8 +311,8 @@ def test_ftb_authors_count():
 
 
 def test_switch_deltas():
-    from gbai._as_run_ae import _switches as ae_switches
-    from gbai._as_run_ftb import _switches as ftb_switches
+    from gbai.algorithms.action_elimination import _switches as ae_switches
+    from gbai.algorithms.feasibility_then_bai import _switches as ftb_switches
 
     options = {key: values[0] for key, values in AE_OPTIONS.items()}
     assert ae_switches(options, 0.05)[0] == 0.05

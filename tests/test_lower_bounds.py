@@ -21,7 +21,6 @@ import gbai
 from gbai import HardnessWarning, Instance
 from gbai.lower_bounds import (
     KIND_NAMES,
-    _best_response_kernel,
     alternative_values,
     best_response,
     characteristic_time,
@@ -31,6 +30,7 @@ from gbai.lower_bounds import (
     theorem1_bound,
     theorem1_constants,
 )
+from gbai.lower_bounds.alternatives import best_response_kernel
 
 # Tolerance for "the returned alternative is in the closure of Alt(mu)": the
 # kernel lands on the feasible side of the sum constraint by construction, and the
@@ -312,7 +312,7 @@ def test_kernel_runs_inside_numba():
     def glr_loop(means, threshold, counts):
         total = 0.0
         for _ in range(10):
-            total += _best_response_kernel(means, threshold, counts, 0)[0]
+            total += best_response_kernel(means, threshold, counts, 0)[0]
         return total
 
     mu = np.ascontiguousarray(gbai.paper_instance("exp1", 0.33).means)

@@ -1,4 +1,20 @@
-"""Feasibility then BAI as the authors ran it (issue 9; ``AUTHORS-CODE.md``, "Feasibility then BAI as run").
+"""Feasibility first, then best-arm identification: the paper's baseline 2 (Section VI, reading note 7).
+
+Phase 1 samples every attribute of each arm whose feasibility is unresolved. An
+arm is resolved infeasible once some ``U_ij < mu_TH`` and feasible once all
+``L_ij >= mu_TH``; a resolution is final. When every arm is resolved, the run
+declares "infeasible" if no arm is feasible; otherwise phase 2 starts in the same
+round: Action Elimination on the feasible arms (keeping all samples and the round
+counter) samples every attribute of the active arms, eliminates ``i`` when
+``U_i < max_k L_k`` over the active arms, and stops at one active arm.
+
+The memory holds the status of each arm (:data:`UNRESOLVED`, :data:`FEASIBLE`,
+:data:`INFEASIBLE_ARM`, or :data:`ELIMINATED` for a feasible arm that phase 2
+dropped) and, in its last entry, the phase (1 or 2).
+
+As run (issue 9)
+----------------
+Feasibility then BAI as the authors ran it (issue 9; ``AUTHORS-CODE.md``, "Feasibility then BAI as run").
 
 Options (first value = the text's reading, reading note 7, the default):
 
@@ -34,23 +50,95 @@ active arm. Preset ``as=published`` switches all seven to the authors'.
 from __future__ import annotations
 
 import numpy as np
+
 from numba import njit
 
-from ._as_run import (
+from ..engine import Decision, RoundState
+from ..model import CRASHED
+from ..rewards import reward_exponents
+from .base import Algorithm
+from .kernels import (
+    AS_RUN_CONTINUE,
     CONTINUE,
+    INFEASIBLE,
     RADIUS_AE_AUTHORS,
     RADIUS_FTB_AUTHORS,
     RADIUS_SHARED,
     RADIUS_TEXT,
     RESTART,
-    arm_mean,
+    ArmRulePolicy,
+    arm_rule,
+    arm_rule_runner,
+    as_run_arm_mean,
+    as_run_pair_means,
     as_run_radius,
     draw_pulls,
-    pair_means,
+    with_as_run,
 )
-from .engine import Decision, RoundState
-from .model import CRASHED, INFEASIBLE
 
+__all__ = ["ALGORITHM", "FeasibilityThenBAI", "feasibility_then_bai_rule"]
+
+UNRESOLVED, FEASIBLE, INFEASIBLE_ARM, ELIMINATED = 0, 1, -1, 2
+
+
+@arm_rule
+def feasibility_then_bai_rule(arm_mean, lower, upper, feasible, perfect, memory, chosen):
+    """One round of Feasibility then BAI; ``memory[:N]`` are the statuses, ``memory[N]`` the phase."""
+    n = chosen.size
+    if memory[n] == 1:
+        n_unresolved = 0
+        for i in range(n):
+            if memory[i] == UNRESOLVED:
+                if not feasible[i]:
+                    memory[i] = INFEASIBLE_ARM
+                elif perfect[i]:
+                    memory[i] = FEASIBLE
+            chosen[i] = memory[i] == UNRESOLVED
+            if chosen[i]:
+                n_unresolved += 1
+        if n_unresolved > 0:
+            return CONTINUE
+        memory[n] = 2
+        n_feasible = 0
+        for i in range(n):
+            if memory[i] == FEASIBLE:
+                n_feasible += 1
+        if n_feasible == 0:
+            return INFEASIBLE
+    best_lower = -np.inf
+    for i in range(n):
+        if memory[i] == FEASIBLE and lower[i] > best_lower:
+            best_lower = lower[i]
+    n_active = 0
+    last = -1
+    for i in range(n):
+        if memory[i] == FEASIBLE and upper[i] < best_lower:
+            memory[i] = ELIMINATED
+        chosen[i] = memory[i] == FEASIBLE
+        if chosen[i]:
+            n_active += 1
+            last = i
+    if n_active == 1:
+        return last
+    return CONTINUE
+
+
+def _phase_one(n_arms: int) -> np.ndarray:
+    memory = np.zeros(n_arms + 1, dtype=np.int64)
+    memory[n_arms] = 1
+    return memory
+
+
+class FeasibilityThenBAI(ArmRulePolicy):
+    """Feasibility then BAI as a step-engine policy (the rule is in the module docstring)."""
+
+    name = "feasibility-then-bai"
+    rule = feasibility_then_bai_rule
+    memory_for = _phase_one
+
+
+
+# ====================================================================== as run
 FTB_OPTIONS = {
     "radius": ("text", "authors", "shared"),
     "phase2_radius": ("text", "authors", "shared"),
@@ -83,7 +171,7 @@ def ftb_as_run_decide(means, counts, t_round, samples, threshold, delta, radius1
     arm (0 open, 1 feasible, -1 infeasible), ``active`` the phase-2 arms. Returns an
     arm, INFEASIBLE or CRASHED when the run ends; RESTART when phase 2 starts from
     new statistics (the caller resets them, then draws ``pulls``); else fills
-    ``pulls`` and returns CONTINUE. In phase 2 after a restart the caller passes the
+    ``pulls`` and returns AS_RUN_CONTINUE. In phase 2 after a restart the caller passes the
     restarted round index and sample count.
     """
     n, m = means.shape
@@ -114,7 +202,7 @@ def ftb_as_run_decide(means, counts, t_round, samples, threshold, delta, radius1
                 pulls[i, :] = 1
                 open_pairs += 1
         if open_pairs > 0:
-            return CONTINUE
+            return AS_RUN_CONTINUE
         phase[0] = BEST_ARM
         n_feasible = 0
         last = -1
@@ -141,7 +229,7 @@ def ftb_as_run_decide(means, counts, t_round, samples, threshold, delta, radius1
             for j in range(1, m):
                 fewest = min(fewest, counts[i, j])
             a = as_run_radius(radius2, fewest, n, m, delta, t_round, samples)
-            mu = arm_mean(means, i)
+            mu = as_run_arm_mean(means, i)
             lower[i] = mu - a
             upper[i] = mu + a
             if lower[i] > best_lower:
@@ -159,7 +247,7 @@ def ftb_as_run_decide(means, counts, t_round, samples, threshold, delta, radius1
     for i in range(n):
         if active[i]:
             pulls[i, :] = 1
-    return CONTINUE
+    return AS_RUN_CONTINUE
 
 
 def _switches(options: dict, delta: float) -> tuple:
@@ -203,15 +291,15 @@ def ftb_as_run_kernel(means, threshold, keys, exponents, model, max_samples, del
     n_feasible = 0
     while True:
         if restart_t > 0:
-            answer = ftb_as_run_decide(pair_means(sums, counts), counts, t - restart_t + 1, samples - restart_samples,
+            answer = ftb_as_run_decide(as_run_pair_means(sums, counts), counts, t - restart_t + 1, samples - restart_samples,
                                        threshold, delta, radius1, radius2, pair_screening, restart, init, phase,
                                        status, active, pulls)
         else:
-            answer = ftb_as_run_decide(pair_means(sums, counts), counts, t, samples, threshold, delta, radius1,
+            answer = ftb_as_run_decide(as_run_pair_means(sums, counts), counts, t, samples, threshold, delta, radius1,
                                        radius2, pair_screening, restart, init, phase, status, active, pulls)
         if phase[0] == BEST_ARM and phase_one < 0:  # phase 1 ended in this decision
             phase_one = samples
-        if answer != CONTINUE and answer != RESTART:
+        if answer != AS_RUN_CONTINUE and answer != RESTART:
             reported = samples
             if authors_counting:
                 reported = authors_count(samples, phase_one, restart_t > 0, init, n, n_feasible, m)
@@ -233,7 +321,8 @@ def ftb_as_run_kernel(means, threshold, keys, exponents, model, max_samples, del
         t += 1
 
 
-def run_ftb_as_run(instance, delta, keys, model, exponents, max_samples, options):
+def run_ftb_as_run(instance, delta, keys, model, max_samples, options):
+    exponents = reward_exponents(instance.means)
     init = int(options["init"])
     if init * instance.means.size > max_samples:
         raise ValueError(f"feasibility-then-bai: {init} initial samples per pair exceed max_samples={max_samples}")
@@ -277,7 +366,7 @@ class FeasibilityThenBAIAsRun:
                     self.sums[i, j] += rewards[self.seen[i, j]]
                     self.seen[i, j] += 1
         counts = state.counts - start
-        return pair_means(self.sums, counts), counts, state.t - t0 + 1, state.total_samples - samples0
+        return as_run_pair_means(self.sums, counts), counts, state.t - t0 + 1, state.total_samples - samples0
 
     def decide(self, state: RoundState) -> Decision:
         delta, radius1, radius2, pair_screening, restart, init = _switches(self.options, state.delta)
@@ -293,7 +382,7 @@ class FeasibilityThenBAIAsRun:
             self.seen = state.counts.copy()
             self.sums = np.zeros(state.counts.shape)
             return Decision.sample(pulls)
-        if answer == CONTINUE:
+        if answer == AS_RUN_CONTINUE:
             return Decision.sample(pulls)
         reported = state.total_samples
         if self.options["count"] == "authors":
@@ -301,3 +390,19 @@ class FeasibilityThenBAIAsRun:
             reported = int(authors_count(state.total_samples, self.phase_one, self.restart is not None, init, n,
                                          self.n_feasible, m))
         return Decision.stop(answer, reported_samples=reported)
+
+
+_make_policy, _run_fast = with_as_run(
+    FeasibilityThenBAI, arm_rule_runner(feasibility_then_bai_rule, _phase_one), FeasibilityThenBAIAsRun, run_ftb_as_run, FTB_OPTIONS
+)
+
+ALGORITHM = Algorithm(
+    name="feasibility-then-bai",
+    title="Feasibility then BAI",
+    reference="Section VI, baseline 2 (reading note 7)",
+    make_policy=_make_policy,
+    run_fast=_run_fast,
+    options=FTB_OPTIONS,
+    presets=FTB_PRESETS,
+    modules=("algorithms/feasibility_then_bai.py",),
+)

@@ -1,4 +1,20 @@
-"""Action Elimination as the authors ran it (issue 9; ``AUTHORS-CODE.md``, "Action Elimination as run").
+"""Action Elimination with attribute elimination: the paper's baseline 1 (Section VI, reading note 6).
+
+Every round samples all attributes of every active arm. At round ``t``, with the
+bounds of eqs. (3)-(4):
+
+* an active arm with some ``U_ij < mu_TH`` (not in ``F_t``) is eliminated;
+* with ``B`` the active arms that are perfectly feasible (all ``L_ij >= mu_TH``),
+  if ``B`` is non-empty every active arm with ``U_i < max_{k in B} L_k`` is
+  eliminated;
+* the run stops with "infeasible" when no arm is active, and with the last arm
+  when exactly one arm is active and it is perfectly feasible.
+
+The memory holds one flag per arm: 1 while the arm is active.
+
+As run (issue 9)
+----------------
+Action Elimination as the authors ran it (issue 9; ``AUTHORS-CODE.md``, "Action Elimination as run").
 
 Options (first value = the text's reading, reading note 6, the default):
 
@@ -28,21 +44,80 @@ as in the text. Preset ``as=published`` switches all six to the authors'.
 from __future__ import annotations
 
 import numpy as np
+
 from numba import njit
 
-from ._as_run import (
+from ..engine import Decision, RoundState
+from ..model import CRASHED
+from ..rewards import reward_exponents
+from .base import Algorithm
+from .kernels import (
+    AS_RUN_CONTINUE,
     CONTINUE,
+    INFEASIBLE,
     RADIUS_AE_AUTHORS,
     RADIUS_SHARED,
     RADIUS_TEXT,
-    arm_mean,
+    ArmRulePolicy,
+    arm_rule,
+    arm_rule_runner,
+    as_run_arm_mean,
+    as_run_pair_means,
     as_run_radius,
     draw_pulls,
-    pair_means,
+    with_as_run,
 )
-from .engine import Decision, RoundState
-from .model import CRASHED, INFEASIBLE
 
+__all__ = ["ALGORITHM", "ActionElimination", "action_elimination_rule"]
+
+
+@arm_rule
+def action_elimination_rule(arm_mean, lower, upper, feasible, perfect, memory, chosen):
+    """One round of Action Elimination; ``memory[i]`` is 1 while arm ``i`` is active."""
+    n = memory.size
+    best_lower = -np.inf
+    any_perfect = False
+    for i in range(n):
+        if memory[i] and not feasible[i]:
+            memory[i] = 0
+        if memory[i] and perfect[i] and (not any_perfect or lower[i] > best_lower):
+            best_lower = lower[i]
+            any_perfect = True
+    n_active = 0
+    last = -1
+    for i in range(n):
+        if memory[i] and any_perfect and upper[i] < best_lower:
+            memory[i] = 0
+        chosen[i] = memory[i] != 0
+        if chosen[i]:
+            n_active += 1
+            last = i
+    if n_active == 0:
+        return INFEASIBLE
+    if n_active == 1 and perfect[last]:
+        return last
+    return CONTINUE
+
+
+def _all_active(n_arms: int) -> np.ndarray:
+    return np.ones(n_arms, dtype=np.int64)
+
+
+class ActionElimination(ArmRulePolicy):
+    """Action Elimination as a step-engine policy (the rule is in the module docstring)."""
+
+    name = "ae"
+    rule = action_elimination_rule
+    memory_for = _all_active
+
+    @property
+    def active(self) -> np.ndarray:
+        """The arms still active."""
+        return self.memory != 0
+
+
+
+# ====================================================================== as run
 AE_OPTIONS = {
     "radius": ("text", "authors", "shared"),
     "delta": ("given", "authors"),
@@ -67,7 +142,7 @@ def ae_as_run_decide(means, counts, t_round, samples, threshold, delta, radius_m
     """One round of Action Elimination under the given switches; updates ``active``.
 
     Returns an arm, INFEASIBLE or CRASHED when the run ends, else fills ``pulls``
-    and returns CONTINUE.
+    and returns AS_RUN_CONTINUE.
     """
     n, m = means.shape
     perfect = np.zeros(n, dtype=np.bool_)
@@ -99,7 +174,7 @@ def ae_as_run_decide(means, counts, t_round, samples, threshold, delta, radius_m
             active[i] = False
             continue
         a = as_run_radius(radius_mode, fewest, n, m, delta, t_round, samples)
-        mu = arm_mean(means, i)
+        mu = as_run_arm_mean(means, i)
         lower[i] = mu - a
         upper[i] = mu + a
         if certain:
@@ -146,7 +221,7 @@ def ae_as_run_decide(means, counts, t_round, samples, threshold, delta, radius_m
     for i in range(n):
         if active[i]:
             pulls[i, :] = batch
-    return CONTINUE
+    return AS_RUN_CONTINUE
 
 
 def _switches(options: dict, delta: float) -> tuple:
@@ -174,9 +249,9 @@ def ae_as_run_kernel(means, threshold, keys, exponents, model, max_samples, delt
     rounds = 1
     t = 2
     while True:
-        answer = ae_as_run_decide(pair_means(sums, counts), counts, t, samples, threshold, delta, radius_mode,
+        answer = ae_as_run_decide(as_run_pair_means(sums, counts), counts, t, samples, threshold, delta, radius_mode,
                                   strict_feasibility, reference_rule, authors_stopping, batch, active, pulls)
-        if answer != CONTINUE:
+        if answer != AS_RUN_CONTINUE:
             return answer, samples, rounds, drawn, answer != CRASHED
         n_new = pulls.sum()
         if samples + n_new > max_samples:
@@ -186,7 +261,8 @@ def ae_as_run_kernel(means, threshold, keys, exponents, model, max_samples, delt
         t += 1
 
 
-def run_ae_as_run(instance, delta, keys, model, exponents, max_samples, options):
+def run_ae_as_run(instance, delta, keys, model, max_samples, options):
+    exponents = reward_exponents(instance.means)
     batch = int(options["batch"])
     if batch * instance.means.size > max_samples:
         raise ValueError(f"ae: {batch} initial samples per pair exceed max_samples={max_samples}")
@@ -214,6 +290,22 @@ class ActionEliminationAsRun:
         delta, *switches = _switches(self.options, state.delta)
         answer = ae_as_run_decide(state.means, state.counts, state.t, state.total_samples, state.threshold, delta,
                                   *switches, self.active, pulls)
-        if answer != CONTINUE:
+        if answer != AS_RUN_CONTINUE:
             return Decision.stop(answer)
         return Decision.sample(pulls)
+
+
+_make_policy, _run_fast = with_as_run(
+    ActionElimination, arm_rule_runner(action_elimination_rule, _all_active), ActionEliminationAsRun, run_ae_as_run, AE_OPTIONS
+)
+
+ALGORITHM = Algorithm(
+    name="ae",
+    title="Action Elimination with attribute elimination",
+    reference="Section VI, baseline 1 (reading note 6)",
+    make_policy=_make_policy,
+    run_fast=_run_fast,
+    options=AE_OPTIONS,
+    presets=AE_PRESETS,
+    modules=("algorithms/action_elimination.py",),
+)

@@ -1,4 +1,25 @@
-"""CSS-LUCB as the authors ran it (issue 9; ``AUTHORS-CODE.md``, "CSS-LUCB as run").
+"""CSS-LUCB: Confidence Set Sampling LUCB, Algorithm 1 of the paper (Section IV).
+
+As reading notes 3-5 resolve it. At round ``t``, with the bounds of eqs. (3)-(4)
+(radius ``alpha(t, T) = sqrt(ln(4NMt^4/delta) / (2T))``) and the sets of
+:func:`gbai.confidence.confidence_sets`:
+
+* ``F_t``: arms whose every pair has ``U_ij >= mu_TH``; ``F_Pt``: arms whose every
+  pair has ``L_ij >= mu_TH``; ``i*_t``: the empirically best arm of ``F_Pt``;
+* ``P_t``: the arms other than ``i*_t`` with ``U_i >= L_{i*_t}`` (every arm when
+  ``F_Pt`` is empty);
+* stop when ``F_t`` and ``P_t`` are disjoint; output ``i_t`` (the best arm of
+  ``F_t``, then equal to ``i*_t``) when ``F_t`` is non-empty, else "infeasible";
+* otherwise, with ``|F_t| = 1`` pull the pairs of ``i_t`` in ``F_t^A``; with more
+  feasible-looking arms pull the pairs of ``i_t`` and of the competitor ``c_t``
+  (the largest ``U_i`` in ``F_t`` other than ``i_t``) that lie in ``F_t^A``.
+
+:func:`css_lucb_sets` is that rule on per-arm numbers; CSS-LUCB+
+(:mod:`gbai.algorithms.css_lucb_plus`) reuses it with its own bounds.
+
+As run (issue 9)
+----------------
+CSS-LUCB as the authors ran it (issue 9; ``AUTHORS-CODE.md``, "CSS-LUCB as run").
 
 Options (first value = the text's reading, the default):
 
@@ -23,10 +44,98 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._as_run import CONTINUE, RADIUS_SHARED, RADIUS_TEXT, arm_mean, as_run_radius, draw_pulls, pair_means
-from .engine import Decision, RoundState
-from .model import INFEASIBLE
+from ..engine import Decision, RoundState
+from ..rewards import reward_exponents
+from .base import Algorithm
+from .kernels import (
+    AS_RUN_CONTINUE,
+    CONTINUE,
+    INFEASIBLE,
+    RADIUS_SHARED,
+    RADIUS_TEXT,
+    ArmRulePolicy,
+    arm_rule,
+    arm_rule_runner,
+    as_run_arm_mean,
+    as_run_pair_means,
+    as_run_radius,
+    draw_pulls,
+    with_as_run,
+)
 
+__all__ = ["ALGORITHM", "CSSLUCB", "css_lucb_rule", "css_lucb_sets"]
+
+
+@njit(cache=True)
+def css_lucb_sets(arm_mean, lower, upper, feasible, perfect):
+    """CSS-LUCB's stopping rule and choice of arms from per-arm bounds and set memberships.
+
+    Returns ``(answer, leader, competitor)``: ``answer`` is the output when ``F_t``
+    and ``P_t`` are disjoint (an arm, or -1 for infeasible) and :data:`CONTINUE`
+    otherwise; ``leader`` is ``i_t`` and ``competitor`` is ``c_t`` (-1 when ``F_t``
+    has no other arm).
+    """
+    n = arm_mean.size
+    best_perfect = -1
+    best_feasible = -1
+    n_feasible = 0
+    for i in range(n):
+        if feasible[i]:
+            n_feasible += 1
+            if best_feasible < 0 or arm_mean[i] > arm_mean[best_feasible]:
+                best_feasible = i
+            if perfect[i] and (best_perfect < 0 or arm_mean[i] > arm_mean[best_perfect]):
+                best_perfect = i
+    # F_t and P_t overlap? (P_t is every arm when F_Pt is empty.)
+    overlap = False
+    if best_perfect < 0:
+        overlap = n_feasible > 0
+    else:
+        for i in range(n):
+            if feasible[i] and i != best_perfect and upper[i] >= lower[best_perfect]:
+                overlap = True
+                break
+    if not overlap:
+        return (best_feasible if n_feasible > 0 else INFEASIBLE), best_feasible, -1
+    competitor = -1
+    for i in range(n):
+        if feasible[i] and i != best_feasible and (competitor < 0 or upper[i] > upper[competitor]):
+            competitor = i
+    return CONTINUE, best_feasible, competitor
+
+
+@arm_rule
+def css_lucb_rule(arm_mean, lower, upper, feasible, perfect, memory, chosen):
+    """CSS-LUCB as an arm rule: stop, or choose ``i_t`` and ``c_t`` (it keeps no memory)."""
+    answer, leader, competitor = css_lucb_sets(arm_mean, lower, upper, feasible, perfect)
+    if answer != CONTINUE:
+        return answer
+    for i in range(chosen.size):
+        chosen[i] = i == leader or i == competitor
+    return CONTINUE
+
+
+def _no_memory(n_arms: int) -> np.ndarray:
+    return np.zeros(0, dtype=np.int64)
+
+
+class CSSLUCB(ArmRulePolicy):
+    """CSS-LUCB as a step-engine policy (the rule is in the module docstring).
+
+    It pulls the pairs of the chosen arms that lie in ``F_t^A``: all of them when
+    every attribute of an arm has the same count, as in CSS-LUCB's own runs.
+    """
+
+    name = "css-lucb"
+    rule = css_lucb_rule
+    memory_for = _no_memory
+
+    def pulls(self, state: RoundState, chosen: np.ndarray) -> np.ndarray:
+        return chosen[:, None] & state.sets.feasible_attribute_set
+
+
+
+# ====================================================================== as run
 #: CSS-LUCB's options; the first value of each is the paper text's reading.
 CSS_OPTIONS = {
     "radius": ("text", "authors"),
@@ -51,7 +160,7 @@ def css_as_run_decide(means, counts, t_round, samples, threshold, delta, radius_
     """One round of CSS-LUCB under the given switches.
 
     Returns the answer (arm or INFEASIBLE) when ``F_t`` and ``P_t`` are disjoint;
-    otherwise fills ``pulls`` (per-pair sample counts) and returns CONTINUE.
+    otherwise fills ``pulls`` (per-pair sample counts) and returns AS_RUN_CONTINUE.
     """
     n, m = means.shape
     feasible = np.zeros(n, dtype=np.bool_)
@@ -77,7 +186,7 @@ def css_as_run_decide(means, counts, t_round, samples, threshold, delta, radius_
             fewest = min(fewest, counts[i, j])
             total += counts[i, j]
         a = as_run_radius(radius_mode, total if arm_sum else fewest, n, m, delta, t_round, samples)
-        mean[i] = arm_mean(means, i)
+        mean[i] = as_run_arm_mean(means, i)
         lower[i] = mean[i] - a
         upper[i] = mean[i] + a
         feasible[i] = possible
@@ -117,7 +226,7 @@ def css_as_run_decide(means, counts, t_round, samples, threshold, delta, radius_
         for arm in (best_feasible, competitor):
             if arm >= 0:
                 pulls[arm, :] = 1
-    return CONTINUE
+    return AS_RUN_CONTINUE
 
 
 def _switches(options: dict) -> tuple:
@@ -142,9 +251,9 @@ def css_lucb_as_run_kernel(means, threshold, delta, keys, exponents, model, max_
     rounds = 1
     t = 2
     while True:
-        answer = css_as_run_decide(pair_means(sums, counts), counts, t, samples, threshold, delta, radius_mode,
+        answer = css_as_run_decide(as_run_pair_means(sums, counts), counts, t, samples, threshold, delta, radius_mode,
                                    arm_sum, last_ties, undecided, pulls)
-        if answer != CONTINUE:
+        if answer != AS_RUN_CONTINUE:
             return answer, samples + plus_one, rounds, drawn, True
         n_new = pulls.sum()
         if samples + n_new > max_samples:
@@ -154,7 +263,8 @@ def css_lucb_as_run_kernel(means, threshold, delta, keys, exponents, model, max_
         t += 1
 
 
-def run_css_lucb_as_run(instance, delta, keys, model, exponents, max_samples, options):
+def run_css_lucb_as_run(instance, delta, keys, model, max_samples, options):
+    exponents = reward_exponents(instance.means)
     init = int(options["init"])
     if init * instance.means.size > max_samples:
         raise ValueError(f"css-lucb: {init} initial samples per pair exceed max_samples={max_samples}")
@@ -182,6 +292,22 @@ class CSSLUCBAsRun:
         pulls = np.zeros(state.counts.shape, dtype=np.int64)
         answer = css_as_run_decide(state.means, state.counts, state.t, state.total_samples, state.threshold,
                                    state.delta, *self.switches, pulls)
-        if answer != CONTINUE:
+        if answer != AS_RUN_CONTINUE:
             return Decision.stop(answer, reported_samples=state.total_samples + self.plus_one)
         return Decision.sample(pulls)
+
+
+_make_policy, _run_fast = with_as_run(
+    CSSLUCB, arm_rule_runner(css_lucb_rule, _no_memory), CSSLUCBAsRun, run_css_lucb_as_run, CSS_OPTIONS
+)
+
+ALGORITHM = Algorithm(
+    name="css-lucb",
+    title="CSS-LUCB",
+    reference="Algorithm 1, Section IV",
+    make_policy=_make_policy,
+    run_fast=_run_fast,
+    options=CSS_OPTIONS,
+    presets=CSS_PRESETS,
+    modules=("algorithms/css_lucb.py",),
+)
