@@ -316,3 +316,29 @@ for point in POINTS:
     print(f"{point}: with one radius, CSS-LUCB beats AE: {row['beats ae']}, "
           f"beats FtB: {row['beats feasibility-then-bai']} "
           f"(ratios {row['css/ae']:.2f} and {row['css/feasibility-then-bai']:.2f})")
+
+# %% [markdown]
+# **What we measured** (full configuration; the numbers above are recomputed on
+# every run, this paragraph is not).
+#
+# * 68 of the 81 published points reproduce with the as-run settings. Outside the
+#   two groups below, reproduced/published stays within 0.94 to 1.07 and 3 of 71
+#   points miss their 95% interval, as chance alone predicts; the text's algorithms
+#   give 0.43 to 0.75 of the published counts for the baselines and 1.08 to 5.2 for
+#   CSS-LUCB.
+# * Figure 2a with N = 4 does not reproduce (our counts are 1.2 to 1.4 times the
+#   published ones at every x, while N = 5, N = 6 and Figure 2b do), and neither
+#   does Figure 1a's Action Elimination, which never stops as run on Figure 1a's
+#   instance: every run hits the budget. The notebooks that drew both curves are
+#   not in the authors' repository.
+# * The staircase has one decisive step: the baselines' radius (Action
+#   Elimination's, and Feasibility-then-BAI's phase-2 radius) multiplies their
+#   counts by 2.1 to 2.3, while the authors' CSS-LUCB radius lowers CSS-LUCB's by 12
+#   to 14%. Action Elimination's δ = 0.2 saves 3%; twenty initial samples, the tie
+#   rules, the +1 counts, the pair screening and the restart move the counts by
+#   1% or less. Figure 1a's instance is itself 23 to 38 times harder than Table
+#   III's experiment 1.
+# * With one radius and one δ for all three, CSS-LUCB loses experiments 2 and 3
+#   (1 to 4% and 9 to 11% more samples than the baselines), as the text's versions
+#   do; in experiment 1 it still beats Feasibility-then-BAI (0.94 times its
+#   samples). The published advantage is the baselines' wider radius.
