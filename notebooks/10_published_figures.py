@@ -42,6 +42,7 @@ n_runs_fig1a = 4  # Figure 1a: millions of samples a run (the authors ran 1)
 n_runs_fig2 = 40  # Figure 2: tens of thousands of samples a run
 staircase_runs = 10  # runs per step of the deviation staircase (Figures 1b, 1c)
 staircase_runs_fig1a = 3  # the same on Figure 1a's instance
+delta = 0.1  # the paper's confidence level (the as-run baselines fix their own: AE 0.2, FtB 0.1)
 budget_fig1a = 20_000_000  # sample budget on Figure 1a (2.3 x the largest published count)
 seed = 2024  # run r of every point uses the seed sequence (seed, r): paired across variants
 workers = None  # processes for the sweeps (None: all cores)
@@ -116,7 +117,7 @@ for figure in ("fig1a", "fig1b", "fig1c", "fig2a", "fig2b"):
     specs = list(as_run.values()) + list(as_run)  # as run, then the text's algorithms
     count = {"fig1a": n_runs_fig1a, "fig2a": n_runs_fig2, "fig2b": n_runs_fig2}.get(figure, n_runs)
     options = {"max_samples": budget_fig1a} if figure == "fig1a" else {}
-    table = gbai.sweep(instances, specs, n_runs=count, seed=seed, workers=workers, progress=False, **options)
+    table = gbai.sweep(instances, specs, n_runs=count, delta=delta, seed=seed, workers=workers, progress=False, **options)
     table["figure"] = figure
     table["x"] = table["instance"].map(lambda label: keys[label][0])
     table["size"] = table["instance"].map(lambda label: keys[label][1]).astype("Int64")
@@ -214,7 +215,7 @@ for point, (table_name, figure, x) in POINTS.items():
         for k in range(len(switches)):
             steps.append((f"+ {switches[k]}", families[figure].instance(x), f"{name}:" + ",".join(switches[:k + 1])))
         for order, (label, instance, spec) in enumerate(steps):
-            table = gbai.sweep({label: instance}, [spec], n_runs=count, seed=seed, workers=workers,
+            table = gbai.sweep({label: instance}, [spec], n_runs=count, delta=delta, seed=seed, workers=workers,
                                max_samples=budget, progress=False)
             stair_rows.append({"point": point, "algorithm": name, "step": order, "change": label,
                                "runs": count, "mean samples": table["samples"].mean(),
@@ -269,7 +270,7 @@ for point, (table_name, figure, x) in POINTS.items():
     instance = families[figure].instance(x)
     for setting, specs in (("as run", {k: AS_RUN_SPECS[figure][k] for k in SHARED}), ("one radius", SHARED),
                            ("text", {k: k for k in SHARED})):
-        table = gbai.sweep({point: instance}, list(specs.values()), n_runs=count, seed=seed, workers=workers,
+        table = gbai.sweep({point: instance}, list(specs.values()), n_runs=count, delta=delta, seed=seed, workers=workers,
                            max_samples=budget, progress=False)
         names = {gbai.resolve(spec).spec: name for name, spec in specs.items()}
         table["name"] = table["algorithm"].map(names)
