@@ -12,6 +12,10 @@ A reproduction package for *Constrained Best Arm Identification in Grouped Bandi
   for round-by-round study and custom policies;
 * :func:`run` and :func:`sweep` (cached, parallel) with :func:`summarize`,
   :func:`sweep_experiment` and :func:`paired_comparison`;
+* the published figures (issue 9): the authors' as-run settings as algorithm
+  options and presets (``css-lucb:as=fig1``, ``ae:as=published``, ...), their
+  instances (:data:`PUBLISHED_EXPERIMENTS`) and the published points with the
+  verdict statistics (:mod:`gbai.published`);
 * lower bounds: Theorem 1 (:func:`theorem1_bound`), the most confusing alternative
   (:func:`best_response`, also the GLR statistic) and the characteristic time
   (:func:`characteristic_time`, :func:`lower_bound_tstar`).
@@ -38,8 +42,18 @@ from .lower_bounds import (
     theorem1_bound,
     theorem1_constants,
 )
-from .instances import EXPERIMENTS, PAPER_DELTA, Experiment, experiment_grid, paper_instance, table1_example
-from .model import INFEASIBLE, NO_ANSWER, HardnessWarning, Instance, check_delta, load_instance
+from .instances import (
+    EXPERIMENTS,
+    PAPER_DELTA,
+    PUBLISHED_EXPERIMENTS,
+    Experiment,
+    experiment_grid,
+    get_experiment,
+    paper_instance,
+    table1_example,
+)
+from .model import CRASHED, INFEASIBLE, NO_ANSWER, HardnessWarning, Instance, check_delta, load_instance
+from . import published
 from .rewards import REWARD_MODELS, RewardStream, reward_variance
 from .simulation import (
     code_fingerprint,
@@ -69,6 +83,10 @@ __all__ = [
     "theorem1_constants",
     "ActionElimination",
     "Algorithm",
+    "CRASHED",
+    "PUBLISHED_EXPERIMENTS",
+    "get_experiment",
+    "published",
     "CSSLUCB",
     "ConfidenceSets",
     "DEFAULT_MAX_SAMPLES",

@@ -19,7 +19,7 @@ import sys
 
 from .algorithms import ALGORITHMS, resolve
 from .engine import DEFAULT_MAX_SAMPLES
-from .instances import EXPERIMENTS, PAPER_DELTA, paper_instance
+from .instances import EXPERIMENTS, PAPER_DELTA, PUBLISHED_EXPERIMENTS, get_experiment, paper_instance
 from .lower_bounds import hardness_report
 from .model import Instance, check_delta, load_instance
 from .rewards import REWARD_MODELS
@@ -76,13 +76,14 @@ def _add_instance_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "experiment",
         nargs="?",
-        choices=sorted(EXPERIMENTS),
+        choices=sorted(EXPERIMENTS) + sorted(PUBLISHED_EXPERIMENTS),
         metavar="EXP",
-        help=f"a paper instance: {', '.join(EXPERIMENTS)}",
+        help=f"a paper instance: {', '.join(EXPERIMENTS)}; or one of the published figures as the "
+             f"authors ran them: {', '.join(PUBLISHED_EXPERIMENTS)}",
     )
     parser.add_argument("--x", type=_number, help="the experiment's free attribute mean")
-    parser.add_argument("--n", type=int, help="number of arms for vary-n (4, 5 or 6)")
-    parser.add_argument("--m", type=int, help="number of attributes for vary-m (2, 3 or 4)")
+    parser.add_argument("--n", type=int, help="number of arms for vary-n and fig2a (4, 5 or 6)")
+    parser.add_argument("--m", type=int, help="number of attributes for vary-m and fig2b (2, 3 or 4)")
     parser.add_argument("--means", metavar="FILE.csv", help="your own instance: N rows, M columns")
     parser.add_argument("--threshold", type=_number, help="threshold for --means")
     parser.add_argument("--json", action="store_true", help="print JSON")
@@ -102,14 +103,14 @@ def _instance_from(args: argparse.Namespace) -> Instance:
         raise _UsageError("give an experiment (EXP) or --means FILE --threshold TH")
     if args.threshold is not None:
         raise _UsageError("--threshold applies only to --means; paper experiments fix their own")
-    experiment = EXPERIMENTS[args.experiment]
+    experiment = get_experiment(args.experiment)
     size = None
     for flag, parameter in (("n", "N"), ("m", "M")):
         value = getattr(args, flag)
         if value is None:
             continue
         if experiment.size_parameter != parameter:
-            raise _UsageError(f"--{flag} applies only to vary-{flag}")
+            raise _UsageError(f"--{flag} applies only to vary-{flag} and fig2{'a' if flag == 'n' else 'b'}")
         size = value
     if experiment.x_grid and args.x is None:
         grid = ", ".join(f"{x:g}" for x in experiment.x_grid)
@@ -181,6 +182,7 @@ def _run(args: argparse.Namespace) -> dict:
         "error_rate": None if math.isnan(error_rate) else error_rate,
         "unstopped_runs": int(row["unstopped_runs"]),
         "unstopped": float(row["unstopped"]),
+        "crashed": float(row["crashed"]),
         "true_answer": instance.best_arm,
     }
     if args.json:
@@ -199,6 +201,8 @@ def _run(args: argparse.Namespace) -> dict:
           f"{args.max_samples:.3g} samples ({result['unstopped']:.4f})")
     if result["unstopped_runs"]:
         print("warning: runs that hit the budget gave no answer; the error rate ignores them", file=sys.stderr)
+    if result["crashed"]:
+        print(f"crashed:        {result['crashed']:.4f} (where the authors' code raises an error)")
     return result
 
 

@@ -18,6 +18,14 @@ A policy is any object with this small protocol (see :class:`Policy`)::
 :data:`~gbai.model.INFEASIBLE`, or ``Decision.sample(pairs)`` with an N x M boolean
 mask of the pairs to sample this round. The engine enforces the sample budget: a
 round that would exceed ``max_samples`` ends the run as *not stopped*.
+
+Three extensions serve the as-run variants of the authors' code (issue 9); the
+paper's algorithms use none of them. A policy may set ``initial_samples`` (in
+``reset``) to sample every pair that many times in round 1; ``Decision.sample``
+accepts an integer N x M matrix of per-pair sample counts; and
+``Decision.stop(answer, reported_samples=...)`` records the count the authors'
+code reported instead of the true number of samples, or ends the run with
+:data:`~gbai.model.CRASHED` where their code would raise an error.
 """
 
 from __future__ import annotations
@@ -29,7 +37,7 @@ import numpy as np
 import pandas as pd
 
 from .confidence import ConfidenceSets, EmpiricalBounds, confidence_sets, empirical_bounds
-from .model import INFEASIBLE, NO_ANSWER, Instance, check_delta
+from .model import CRASHED, INFEASIBLE, NO_ANSWER, Instance, check_delta
 from .rewards import RewardStream
 
 __all__ = [
@@ -126,16 +134,25 @@ class Decision:
 
     answer: int | None = None
     pulls: np.ndarray | None = None
+    reported_samples: int | None = None
 
     @classmethod
-    def stop(cls, answer: int) -> "Decision":
-        """Stop and output ``answer`` (an arm index or :data:`~gbai.model.INFEASIBLE`)."""
-        return cls(answer=int(answer))
+    def stop(cls, answer: int, reported_samples: int | None = None) -> "Decision":
+        """Stop and output ``answer`` (an arm index, :data:`~gbai.model.INFEASIBLE`, or
+        :data:`~gbai.model.CRASHED`); ``reported_samples`` replaces the true sample
+        count in the result (as-run variants only)."""
+        return cls(answer=int(answer), reported_samples=None if reported_samples is None else int(reported_samples))
 
     @classmethod
     def sample(cls, pulls: np.ndarray) -> "Decision":
-        """Sample each pair where the N x M boolean mask ``pulls`` is True, once."""
-        return cls(pulls=np.asarray(pulls, dtype=bool))
+        """Sample each pair where the N x M boolean mask ``pulls`` is True, once; an
+        integer matrix gives each pair's number of samples instead."""
+        pulls = np.asarray(pulls)
+        if pulls.dtype.kind in "iu":
+            if (pulls < 0).any():
+                raise ValueError("per-pair sample counts must be non-negative")
+            return cls(pulls=pulls.astype(np.int64))
+        return cls(pulls=pulls.astype(bool))
 
     @property
     def stops(self) -> bool:
@@ -154,9 +171,12 @@ class Round:
 class RunResult:
     """The outcome of one run.
 
-    ``answer`` is an arm index, :data:`~gbai.model.INFEASIBLE` (-1), or
-    :data:`~gbai.model.NO_ANSWER` (-2) when the run hit its budget (``stopped`` is
-    then False). ``samples`` is the total number of samples including round 1,
+    ``answer`` is an arm index, :data:`~gbai.model.INFEASIBLE` (-1),
+    :data:`~gbai.model.NO_ANSWER` (-2) when the run hit its budget, or
+    :data:`~gbai.model.CRASHED` (-3) where the authors' code would have raised an
+    error (``stopped`` is False in the last two cases). ``samples`` is the total
+    number of samples including round 1 (for an as-run variant with
+    ``count=authors``: the count the authors' code reported),
     ``rounds`` the number of rounds that drew samples (round 1 included), and
     ``counts`` the per-pair sample counts.
     """
@@ -175,6 +195,8 @@ class RunResult:
     @property
     def answer_label(self) -> str:
         """``"arm i"``, ``"infeasible"`` or ``"not stopped"``."""
+        if self.answer == CRASHED:
+            return "crashed (authors' code)"
         if not self.stopped:
             return "not stopped"
         return "infeasible" if self.answer == INFEASIBLE else f"arm {self.answer}"
@@ -255,7 +277,13 @@ class StepEngine:
         self.result: RunResult | None = None
         policy.reset(n_arms, n_attributes)
         # Round 1: every pair once (reading note 1); decisions start at t = 2.
-        self._sample(np.ones((n_arms, n_attributes), dtype=bool))
+        initial = int(getattr(policy, "initial_samples", 1))
+        if initial < 1 or initial * n_arms * n_attributes > self.max_samples:
+            raise ValueError(f"policy {policy.name!r}: {initial} initial samples per pair do not fit the budget")
+        if initial == 1:
+            self._sample(np.ones((n_arms, n_attributes), dtype=bool))
+        else:
+            self._sample(np.full((n_arms, n_attributes), initial, dtype=np.int64))
         self.t = 2
 
     @property
@@ -287,9 +315,9 @@ class StepEngine:
             raise ValueError(f"policy {self.policy.name!r} returned {decision!r}, not a Decision")
         if decision.stops:
             answer = decision.answer
-            if answer != INFEASIBLE and not 0 <= answer < self.instance.n_arms:
+            if answer not in (INFEASIBLE, CRASHED) and not 0 <= answer < self.instance.n_arms:
                 raise ValueError(f"policy {self.policy.name!r} stopped with an invalid arm {answer}")
-            self._finish(answer, stopped=True)
+            self._finish(answer, stopped=answer != CRASHED, reported=decision.reported_samples)
         else:
             pulls = decision.pulls
             if pulls.shape != self.counts.shape:
@@ -357,17 +385,18 @@ class StepEngine:
 
     def _sample(self, pulls: np.ndarray) -> None:
         for i, j in zip(*np.nonzero(pulls)):
-            reward = self.stream.sample(i, j, self.counts[i, j])
-            self.observations[i][j].append(reward)
-            self.sums[i, j] += reward
-            self.counts[i, j] += 1
+            for _ in range(int(pulls[i, j])):  # a boolean True counts once
+                reward = self.stream.sample(i, j, self.counts[i, j])
+                self.observations[i][j].append(reward)
+                self.sums[i, j] += reward
+                self.counts[i, j] += 1
         self.total_samples += int(pulls.sum())
         self.rounds_played += 1
 
-    def _finish(self, answer: int, stopped: bool) -> None:
+    def _finish(self, answer: int, stopped: bool, reported: int | None = None) -> None:
         self.result = RunResult(
             answer=int(answer),
-            samples=self.total_samples,
+            samples=self.total_samples if reported is None else int(reported),
             rounds=self.rounds_played,
             counts=self.counts.copy(),
             stopped=stopped,

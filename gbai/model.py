@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 __all__ = [
+    "CRASHED",
     "INFEASIBLE",
     "NO_ANSWER",
     "HardnessWarning",
@@ -32,6 +33,10 @@ __all__ = [
 INFEASIBLE = -1
 #: Answer recorded for a run that hit its sample budget before stopping.
 NO_ANSWER = -2
+#: Answer recorded when a run reaches a state in which the authors' research code
+#: would raise an error (no arm left in their Action Elimination, no feasible arm in
+#: their Feasibility then BAI); only the as-run variants of issue 9 produce it.
+CRASHED = -4
 #: Arm means closer than this are treated as equal when the model compares them.
 #: The paper's instances are decimal numbers whose averages tie exactly on paper
 #: (vary-n at x = 0.40: (0.4 + 0.9)/2 = (0.6 + 0.7)/2), but not always in binary

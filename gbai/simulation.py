@@ -32,9 +32,9 @@ from tqdm import tqdm
 from . import __version__
 from .algorithms import resolve
 from .engine import DEFAULT_MAX_SAMPLES, RunResult, StepEngine, check_max_samples
-from .instances import EXPERIMENTS, PAPER_DELTA
+from .instances import PAPER_DELTA, get_experiment
 from .lower_bounds import lower_bound_tstar
-from .model import INFEASIBLE, Instance, check_delta
+from .model import CRASHED, INFEASIBLE, Instance, check_delta
 from .rewards import pair_keys, reward_code, seed_sequence
 
 __all__ = [
@@ -398,19 +398,22 @@ def summarize(table: pd.DataFrame, by: Sequence[str] = ("instance", "algorithm")
     Columns: ``runs``, ``mean_samples``, ``sem_samples`` (standard error of the mean),
     ``ci95_low``/``ci95_high`` (mean +/- 1.96 standard errors, a normal approximation
     that is accurate for the hundreds of runs a point averages), ``median_samples``,
-    ``error_rate``, ``unstopped`` and ``unstopped_runs``.
+    ``error_rate``, ``unstopped``, ``unstopped_runs`` and ``crashed``.
 
     A run that hits the sample budget gives no answer, so it is neither right nor
     wrong: ``error_rate`` is the share of wrong answers among the runs that *stopped*
     (NaN when none stopped), and ``unstopped`` is the share of runs that hit the
-    budget (``unstopped_runs`` their number). Read the two side by side: an error
+    budget (``unstopped_runs`` their number). ``crashed`` is the share of runs that
+    ended where the authors' code raises an error (as-run variants only); they did
+    not stop either, and are counted in neither of the other two. Read the two side by side: an error
     rate of 0 with ``unstopped`` near 1 says the algorithm almost never answered,
     not that it was always right. δ-correctness (Section II of the paper) bounds the
     probability of stopping with a wrong answer; its estimate over all runs,
     ``error_rate * (1 - unstopped)``, is never above ``error_rate``.
     """
     stopped = table["stopped"].astype(bool)
-    frame = table.assign(_stopped=stopped, _wrong=stopped & table["error"].astype(bool))
+    frame = table.assign(_stopped=stopped, _wrong=stopped & table["error"].astype(bool),
+                         _crashed=table["answer"] == CRASHED)
     groups = frame.groupby(list(by), sort=False)
     summary = groups.agg(
         runs=("samples", "size"),
@@ -419,15 +422,17 @@ def summarize(table: pd.DataFrame, by: Sequence[str] = ("instance", "algorithm")
         median_samples=("samples", "median"),
         stopped_runs=("_stopped", "sum"),
         wrong_runs=("_wrong", "sum"),
+        crashed_runs=("_crashed", "sum"),
     )
     summary["sem_samples"] = summary["std_samples"].fillna(0.0) / np.sqrt(summary["runs"])
     summary["ci95_low"] = summary["mean_samples"] - 1.96 * summary["sem_samples"]
     summary["ci95_high"] = summary["mean_samples"] + 1.96 * summary["sem_samples"]
     summary["error_rate"] = summary["wrong_runs"] / summary["stopped_runs"].where(summary["stopped_runs"] > 0)
-    summary["unstopped_runs"] = (summary["runs"] - summary["stopped_runs"]).astype(int)
+    summary["unstopped_runs"] = (summary["runs"] - summary["stopped_runs"] - summary["crashed_runs"]).astype(int)
     summary["unstopped"] = summary["unstopped_runs"] / summary["runs"]
+    summary["crashed"] = summary["crashed_runs"] / summary["runs"]
     order = ["runs", "mean_samples", "sem_samples", "ci95_low", "ci95_high", "median_samples", "error_rate",
-             "unstopped", "unstopped_runs"]
+             "unstopped", "unstopped_runs", "crashed"]
     return summary[order].reset_index()
 
 
@@ -454,9 +459,7 @@ def sweep_experiment(
     divergence, :func:`gbai.lower_bounds.lower_bound_tstar`) and
     ``ratio_to_T_star_kl`` (mean samples over that bound).
     """
-    if name not in EXPERIMENTS:
-        raise ValueError(f"unknown experiment {name!r}; choose from {sorted(EXPERIMENTS)}")
-    experiment = EXPERIMENTS[name]
+    experiment = get_experiment(name)
     xs = list(experiment.x_grid if x_values is None else x_values)
     if not xs:
         raise ValueError(f"experiment {name!r} has no x grid to sweep")

@@ -177,7 +177,9 @@ def test_specs_resolve_to_canonical_names():
     assert gbai.resolve("css-lucb-plus: sampling=all , confidence=paper").spec == \
         "css-lucb-plus:confidence=paper,sampling=all"
     for bad, message in [("css-lucb-plus:speed=fast", "bad option"), ("css-lucb-plus:sampling=some", "must be one of"),
-                         ("css-lucb:sampling=all", "bad option"), ("", "non-empty")]:
+                         ("css-lucb:speed=fast", "bad option"),
+                         ("css-lucb:sampling=all", "must be one of"),  # issue 9: sampling=feasible|undecided
+                         ("", "non-empty")]:
         with pytest.raises(ValueError, match=message):
             gbai.resolve(bad)
     with pytest.raises(ValueError):

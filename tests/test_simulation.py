@@ -233,9 +233,25 @@ def test_summary_reports_errors_among_stopped_runs_beside_the_unstopped_share():
         "samples": [10, 20, 30, 100, 100, 100],
         "stopped": [True, True, True, False, False, False],
         "error": [False, True, False, False, False, False],
+        "answer": [0, 1, 0, gbai.NO_ANSWER, gbai.NO_ANSWER, gbai.NO_ANSWER],
     })
     summary = gbai.summarize(table).set_index("instance")
     assert summary.loc["a", "error_rate"] == pytest.approx(1 / 3)
     assert summary.loc["a", "unstopped"] == 0.25 and summary.loc["a", "unstopped_runs"] == 1
     assert np.isnan(summary.loc["b", "error_rate"])
     assert summary.loc["b", "unstopped"] == 1.0 and summary.loc["b", "unstopped_runs"] == 2
+    assert (summary["crashed"] == 0).all()
+
+
+def test_summary_counts_crashed_runs_apart_from_the_budget():
+    # A crashed run (as-run variants) neither stopped nor hit the budget.
+    table = pd.DataFrame({
+        "instance": "a", "algorithm": "ae:as=published",
+        "samples": [10, 20, 100, 40],
+        "stopped": [True, False, False, True],
+        "error": [False, False, False, True],
+        "answer": [0, gbai.model.CRASHED, gbai.NO_ANSWER, 1],
+    })
+    row = gbai.summarize(table).iloc[0]
+    assert row["crashed"] == 0.25 and row["unstopped_runs"] == 1 and row["unstopped"] == 0.25
+    assert row["error_rate"] == 0.5

@@ -40,6 +40,8 @@ class Algorithm:
     run_fast: FastRunner
     options: dict[str, tuple[str, ...]] = field(default_factory=dict)
     modules: tuple[str, ...] = ()
+    #: Named option sets, selected in a spec with ``as=NAME`` (e.g. ``css-lucb:as=fig1``).
+    presets: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -75,7 +77,22 @@ def parse_spec(spec: str, registry: Mapping[str, Algorithm]) -> Resolved:
     name, _, rest = spec.strip().partition(":")
     algorithm = lookup(name.strip(), registry)
     options = {key: values[0] for key, values in algorithm.options.items()}
-    for item in filter(None, (part.strip() for part in rest.split(","))):
+    items = [part.strip() for part in rest.split(",") if part.strip()]
+    # A preset (as=NAME) sets its options first; options spelled out in the spec override it.
+    presets = [item for item in items if item.partition("=")[0].strip() == "as"]
+    if presets and not algorithm.presets:
+        raise ValueError(f"algorithm {algorithm.name!r} has no presets (as=...)")
+    if len(presets) > 1:
+        raise ValueError(f"algorithm {algorithm.name!r}: at most one preset (as=...), got {presets}")
+    for item in presets:
+        preset = item.partition("=")[2].strip()
+        if preset not in algorithm.presets:
+            raise ValueError(f"algorithm {algorithm.name!r}: preset as={preset!r} unknown; choose from "
+                             f"{sorted(algorithm.presets)}")
+        options.update(algorithm.presets[preset])
+    for item in items:
+        if item in presets:
+            continue
         key, equals, value = item.partition("=")
         key, value = key.strip(), value.strip()
         if not equals or key not in algorithm.options:

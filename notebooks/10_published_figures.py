@@ -1,0 +1,357 @@
+# ---
+# jupyter:
+#   jupytext:
+#     cell_metadata_filter: nbgrader,tags,-all
+#     notebook_metadata_filter: -papermill,-widgets,-varInspector
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 10. The published figures, explained
+#
+# Notebooks 5 to 8 run the three algorithms as the paper's text states them, and
+# their numbers disagree with the published Figures 1 and 2: the text's CSS-LUCB
+# does not beat both baselines in experiments 2 and 3. The published curves were
+# drawn by the authors' research notebooks, whose settings and rules differ from
+# the text; the project wrote those differences down as facts (`AUTHORS-CODE.md`
+# in the shared paper folder). Every difference is an option of the algorithm it
+# belongs to, with the text's reading as its default, and a preset switches on the
+# set used for each figure:
+#
+# | figure | CSS-LUCB | Action Elimination | Feasibility then BAI |
+# |---|---|---|---|
+# | 1a, 1b, 1c | `css-lucb:as=fig1` | `ae:as=published` | `feasibility-then-bai:as=published` |
+# | 2a, 2b | `css-lucb:as=fig2` | | |
+#
+# and the authors' instances (typed two-decimal Beta parameters, Figure 1a's other
+# arms 3 and 4, Figure 1b's six-point grid, Figure 2b's first arm) are
+# `gbai.PUBLISHED_EXPERIMENTS`. This notebook answers three questions by
+# measurement: which published points the as-run settings reproduce; how much each
+# deviation from the text moves the sample counts; and whether CSS-LUCB still wins
+# once all three algorithms share one radius and one $\delta$.
+
+# %% tags=["parameters"]
+n_runs = 20  # as-run and text runs per point of Figures 1b and 1c
+n_runs_fig1a = 4  # Figure 1a: millions of samples a run (the authors ran 1)
+n_runs_fig2 = 40  # Figure 2: tens of thousands of samples a run
+staircase_runs = 10  # runs per step of the deviation staircase (Figures 1b, 1c)
+staircase_runs_fig1a = 3  # the same on Figure 1a's instance
+delta = 0.1  # the paper's confidence level (the as-run baselines fix their own: AE 0.2, FtB 0.1)
+budget_fig1a = 20_000_000  # sample budget on Figure 1a (2.3 x the largest published count)
+seed = 2024  # run r of every point uses the seed sequence (seed, r): paired across variants
+workers = None  # processes for the sweeps (None: all cores)
+quick = False  # True: a small, fast configuration (used by the tests)
+
+# %%
+if quick:
+    n_runs, n_runs_fig1a, n_runs_fig2, staircase_runs, staircase_runs_fig1a = 3, 2, 3, 2, 2
+    budget_fig1a = 300_000
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+import gbai
+from gbai.plotting import ALGORITHM_STYLES, savefig
+from gbai.published import AS_RUN_SPECS, published_figures, verdict
+
+published = published_figures()
+families = gbai.PUBLISHED_EXPERIMENTS
+print(f"{len(published)} published points in {published['figure'].nunique()} panels")
+published.groupby(["figure", "algorithm"])["authors_runs"].first().unstack()
+
+# %% [markdown]
+# ## The typed instances are the authors'
+#
+# Figures 1b and 1c plot the points against the hardness index $H_{id}$ computed by
+# the authors from their typed means. Computed from our typed instances it must
+# land on the published abscissae (given with four significant digits); computed
+# from the tables' means it does not.
+
+# %%
+rows = []
+for figure, table_name in (("fig1b", "exp2"), ("fig1c", "exp3")):
+    for x, plotted in published[published["figure"] == figure].drop_duplicates("x")[["x", "x_plotted"]].values:
+        typed = families[figure].instance(x).hardness_index()
+        plain = gbai.EXPERIMENTS[table_name].instance(x).hardness_index()
+        rows.append({"figure": figure, "x": x, "published H_id": plotted, "typed H_id": typed,
+                     "table H_id": plain, "typed matches": abs(typed / plotted - 1) < 5e-4})
+abscissae = pd.DataFrame(rows)
+assert abscissae["typed matches"].all()  # 4 significant digits: relative error below 5e-4
+abscissae.round({"published H_id": 1, "typed H_id": 1, "table H_id": 1})
+
+# %% [markdown]
+# ## Reproducing every published point
+#
+# Each point is run with the as-run spec of its figure and with the text's
+# algorithm, on the authors' instance. Run counts: 20 a point for Figures 1b and 1c
+# (the authors averaged 10 or 50), 40 for Figure 2 (about 10), and 4 for Figure 1a,
+# whose runs take millions of samples (the authors ran one). The verdict
+# (`gbai.published.verdict`) asks whether the published value, an average of the
+# authors' $n_a$ runs, lies in the 95% prediction interval
+# $m \pm t_{0.975,n-1}\, s \sqrt{1/n_a + 1/n}$ built from our $n$ runs (mean $m$,
+# standard deviation $s$). Figure 1a's runs get a budget of 20 million samples.
+#
+# Why these counts suffice: the interval's width is set by $\sqrt{1/n_a + 1/n}$.
+# With $n_a = 10$, our $n = 20$ (40 for Figure 2) runs bring a third (a fifth) of
+# that variance; infinitely many runs would narrow the interval by only 18% (11%).
+# For Figure 1b's Action Elimination ($n_a = 50$) our share dominates and the test
+# is more lenient, yet its interval is still about $\pm 1.2\%$ of the mean. One
+# run's count varies by 2 to 6% around the mean here, so every interval is a few
+# per cent wide, and a point outside it is missed by a measurable margin. On Figure
+# 1a, whose points the authors ran once, the single-run spread dominates
+# ($1/n_a = 1$) and 4 runs of ours suffice.
+
+# %%
+def figure_instances(figure):
+    points = published[published["figure"] == figure].drop_duplicates(["x", "size"])
+    instances, keys = {}, {}
+    for x, size in points[["x", "size"]].itertuples(index=False):
+        size = None if pd.isna(size) else int(size)
+        instance = families[figure].instance(x, size)
+        instances[instance.label] = instance
+        keys[instance.label] = (x, size)
+    return instances, keys
+
+
+runs_by_figure = {}
+for figure in ("fig1a", "fig1b", "fig1c", "fig2a", "fig2b"):
+    instances, keys = figure_instances(figure)
+    as_run = AS_RUN_SPECS[figure]
+    specs = list(as_run.values()) + list(as_run)  # as run, then the text's algorithms
+    count = {"fig1a": n_runs_fig1a, "fig2a": n_runs_fig2, "fig2b": n_runs_fig2}.get(figure, n_runs)
+    options = {"max_samples": budget_fig1a} if figure == "fig1a" else {}
+    table = gbai.sweep(instances, specs, n_runs=count, delta=delta, seed=seed, workers=workers, progress=False, **options)
+    table["figure"] = figure
+    table["x"] = table["instance"].map(lambda label: keys[label][0])
+    table["size"] = table["instance"].map(lambda label: keys[label][1]).astype("Int64")
+    canonical = {gbai.resolve(spec).spec: name for name, spec in as_run.items()}
+    table["variant"] = np.where(table["algorithm"].isin(list(canonical)), "as run", "text")
+    table["name"] = table["algorithm"].map(lambda spec: canonical.get(spec, spec))
+    runs_by_figure[figure] = table
+runs = pd.concat(runs_by_figure.values(), ignore_index=True)
+print(runs.groupby(["figure", "variant"]).size().rename("runs").to_string())
+
+# %%
+verdicts = []
+for row in published.itertuples(index=False):
+    mask = (runs["figure"] == row.figure) & np.isclose(runs["x"], row.x) & (runs["name"] == row.algorithm)
+    if not pd.isna(row.size):
+        mask &= runs["size"] == row.size
+    mine = runs[mask & (runs["variant"] == "as run")]
+    text = runs[mask & (runs["variant"] == "text")]
+    result = verdict(row.mean_samples, mine["samples"].to_numpy(), mine["stopped"].to_numpy(), row.authors_runs)
+    verdicts.append({
+        "figure": row.figure, "x": row.x, "x_plotted": row.x_plotted, "algorithm": row.series,
+        "published": row.mean_samples, "authors runs": row.authors_runs if row.authors_runs_known else "?",
+        "as-run mean": result["mean"], "as-run SE": result["sem"], "low": result["low"], "high": result["high"],
+        "ratio as-run/published": result["ratio"], "z": result["z"],
+        "finished": result["finished_share"], "verdict": result["verdict"],
+        "text mean": text["samples"].mean(), "ratio text/published": text["samples"].mean() / row.mean_samples,
+    })
+verdicts = pd.DataFrame(verdicts)
+pd.set_option("display.width", 200)
+verdicts.round({"as-run mean": 0, "as-run SE": 0, "low": 0, "high": 0, "ratio as-run/published": 3, "z": 2,
+                "text mean": 0, "ratio text/published": 3})
+
+# %%
+fig, axes = plt.subplots(1, 5, figsize=(24, 4.6))
+for ax, figure in zip(axes, ("fig1a", "fig1b", "fig1c", "fig2a", "fig2b")):
+    rows = verdicts[verdicts["figure"] == figure]
+    for index, (series, part) in enumerate(rows.groupby("algorithm", sort=False)):
+        part = part.sort_values("x_plotted")
+        base = series.split(" ")[0]
+        color = ALGORITHM_STYLES[base]["color"] if " " not in series else f"C{index}"
+        ax.plot(part["x_plotted"], part["published"], color=color, marker="o", markerfacecolor="none",
+                linestyle="none", markersize=9, label=f"{series}: published")
+        half = 1.96 * part["as-run SE"]
+        ax.errorbar(part["x_plotted"], part["as-run mean"], yerr=half, color=color, marker=".", capsize=3,
+                    label=f"{series}: as run")
+        ax.plot(part["x_plotted"], part["text mean"], color=color, linestyle=":", label=f"{series}: text")
+    ax.set_yscale("log")
+    ax.set_title(f"Figure {figure[3:]}")
+    ax.set_xlabel({"fig1a": "1/Δ as plotted by the authors", "fig1b": "$H_{id}$ (typed means)",
+                   "fig1c": "$H_{id}$ (typed means)"}.get(figure, "1/(0.5 − x)"))
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=6)
+axes[0].set_ylabel("samples (published; as run: mean, 95% CI; text: mean)")
+fig.tight_layout()
+savefig(fig, "published_figures", data=verdicts)
+plt.show()
+
+# %%
+tally = verdicts.groupby(["figure", "verdict"]).size().unstack(fill_value=0)
+print(tally.to_string())
+reproduced = (verdicts["verdict"] == "reproduced").sum()
+print(f"\n{reproduced} of {len(verdicts)} published points reproduced "
+      f"(expected by chance alone if every variant were exact: about {0.95 * len(verdicts):.0f})")
+print("median ratio as-run / published by figure and series:")
+print(verdicts.groupby(["figure", "algorithm"])["ratio as-run/published"].median().round(3).to_string())
+
+# %% [markdown]
+# ## Where the published advantage comes from: the deviation staircase
+#
+# One instance per experiment (Figure 1a at $x = 0.35$, 1b at $x = 0.50$, 1c at
+# $x = 0.05$). Each algorithm starts from the text's rule on the paper's table
+# instance, moves to the authors' typed instance, then takes the authors' settings
+# one switch at a time, in the order listed, until it is the as-run variant. The
+# runs of every step share their reward streams (common random numbers), so
+# consecutive steps are paired comparisons.
+
+# %%
+STEPS = {
+    "css-lucb": ["radius=authors", "init=20", "ties=authors", "count=authors"],
+    "ae": ["radius=authors", "delta=authors", "batch=10", "feasibility=authors", "elimination=authors",
+           "stopping=authors"],
+    "feasibility-then-bai": ["radius=authors", "phase2_radius=authors", "delta=authors", "init=20",
+                             "screening=pairs", "restart=yes", "count=authors"],
+}
+POINTS = {"exp1 / fig1a": ("exp1", "fig1a", 0.35), "exp2 / fig1b": ("exp2", "fig1b", 0.5),
+          "exp3 / fig1c": ("exp3", "fig1c", 0.05)}
+
+stair_rows = []
+for point, (table_name, figure, x) in POINTS.items():
+    count = staircase_runs_fig1a if figure == "fig1a" else staircase_runs
+    budget = budget_fig1a if figure == "fig1a" else gbai.DEFAULT_MAX_SAMPLES
+    for name, switches in STEPS.items():
+        steps = [("text, table instance", gbai.EXPERIMENTS[table_name].instance(x), name),
+                 ("text, typed instance", families[figure].instance(x), name)]
+        for k in range(len(switches)):
+            steps.append((f"+ {switches[k]}", families[figure].instance(x), f"{name}:" + ",".join(switches[:k + 1])))
+        for order, (label, instance, spec) in enumerate(steps):
+            table = gbai.sweep({label: instance}, [spec], n_runs=count, delta=delta, seed=seed, workers=workers,
+                               max_samples=budget, progress=False)
+            stair_rows.append({"point": point, "algorithm": name, "step": order, "change": label,
+                               "runs": count, "mean samples": table["samples"].mean(),
+                               "SE": table["samples"].std(ddof=1) / np.sqrt(count),
+                               "finished": table["stopped"].mean()})
+staircase = pd.DataFrame(stair_rows)
+staircase["x previous"] = staircase.groupby(["point", "algorithm"])["mean samples"].transform(
+    lambda s: s / s.shift(1))
+staircase.round({"mean samples": 0, "SE": 0, "x previous": 3})
+
+# %%
+fig, axes = plt.subplots(1, 3, figsize=(18, 4.8), sharey=False)
+for ax, point in zip(axes, POINTS):
+    for name in STEPS:
+        part = staircase[(staircase["point"] == point) & (staircase["algorithm"] == name)]
+        style = ALGORITHM_STYLES[name]
+        ax.step(part["step"], part["mean samples"], where="mid", color=style["color"], label=style["label"])
+        ax.errorbar(part["step"], part["mean samples"], yerr=1.96 * part["SE"], color=style["color"],
+                    marker=style["marker"], linestyle="none", capsize=2)
+        unfinished = part[part["finished"] < 1]
+        ax.plot(unfinished["step"], unfinished["mean samples"], "kx", markersize=10)
+    ax.set_yscale("log")
+    ax.set_title(point)
+    ax.set_xlabel("step: 0 text on table instance, 1 typed instance, then one switch each")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+axes[0].set_ylabel("mean samples (x: runs hit the budget)")
+fig.tight_layout()
+savefig(fig, "published_staircase", data=staircase)
+plt.show()
+
+# %% [markdown]
+# ## The counterfactual: one radius and one $\delta$ for all three
+#
+# The authors' baselines use a wider radius than their CSS-LUCB (the Action
+# Elimination radius $\sqrt{2\ln(2N(\pi^2/6)T^2/\delta)/T}$, with $\delta = 0.2$).
+# Here every algorithm keeps all of its other as-run rules but gets the authors'
+# CSS-LUCB radius $\sqrt{\ln(N(M+1)t^3/(2\delta))/(2T)}$ with $\delta = 0.1$
+# (`radius=shared`, `delta=given`). Paired comparisons, same instances as the
+# staircase.
+
+# %%
+SHARED = {
+    "css-lucb": "css-lucb:as=fig1",
+    "ae": "ae:as=published,radius=shared,delta=given",
+    "feasibility-then-bai": "feasibility-then-bai:as=published,radius=shared,phase2_radius=shared,delta=given",
+}
+counter_rows = []
+for point, (table_name, figure, x) in POINTS.items():
+    count = staircase_runs_fig1a if figure == "fig1a" else staircase_runs
+    budget = budget_fig1a if figure == "fig1a" else gbai.DEFAULT_MAX_SAMPLES
+    instance = families[figure].instance(x)
+    for setting, specs in (("as run", {k: AS_RUN_SPECS[figure][k] for k in SHARED}), ("one radius", SHARED),
+                           ("text", {k: k for k in SHARED})):
+        table = gbai.sweep({point: instance}, list(specs.values()), n_runs=count, delta=delta, seed=seed, workers=workers,
+                           max_samples=budget, progress=False)
+        names = {gbai.resolve(spec).spec: name for name, spec in specs.items()}
+        table["name"] = table["algorithm"].map(names)
+        wide = table.pivot(index="run", columns="name", values="samples")
+        finished = table.pivot(index="run", columns="name", values="stopped")
+        row = {"point": point, "setting": setting, "runs": count}
+        for name in SHARED:
+            row[f"{name} mean"] = wide[name].mean()
+            row[f"{name} finished"] = finished[name].mean()
+        for other in ("ae", "feasibility-then-bai"):
+            difference = (wide["css-lucb"] - wide[other]).to_numpy(dtype=float)
+            half = 1.96 * difference.std(ddof=1) / np.sqrt(count)
+            row[f"css/{other}"] = wide["css-lucb"].mean() / wide[other].mean()
+            if not finished[other].all():
+                row[f"beats {other}"] = "yes (baseline did not stop)" if finished["css-lucb"].all() else "?"
+            else:
+                row[f"beats {other}"] = ("yes" if difference.mean() + half < 0 else
+                                         "no" if difference.mean() - half > 0 else "undecided")
+        counter_rows.append(row)
+counterfactual = pd.DataFrame(counter_rows)
+counterfactual.round(3)
+
+# %%
+fig, axes = plt.subplots(1, 3, figsize=(16, 4.2))
+for ax, point in zip(axes, POINTS):
+    part = counterfactual[counterfactual["point"] == point]
+    positions = np.arange(len(part))
+    for offset, name in zip((-0.25, 0.0, 0.25), SHARED):
+        style = ALGORITHM_STYLES[name]
+        ax.bar(positions + offset, part[f"{name} mean"], width=0.25, color=style["color"], label=style["label"])
+    ax.set_xticks(positions, part["setting"])
+    ax.set_yscale("log")
+    ax.set_title(point)
+    ax.grid(True, axis="y", which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+axes[0].set_ylabel("mean samples")
+fig.tight_layout()
+savefig(fig, "published_counterfactual", data=counterfactual)
+plt.show()
+
+# %%
+for point in POINTS:
+    row = counterfactual[(counterfactual["point"] == point) & (counterfactual["setting"] == "one radius")].iloc[0]
+    print(f"{point}: with one radius, CSS-LUCB beats AE: {row['beats ae']}, "
+          f"beats FtB: {row['beats feasibility-then-bai']} "
+          f"(ratios {row['css/ae']:.2f} and {row['css/feasibility-then-bai']:.2f})")
+
+# %% [markdown]
+# **What we measured** (full configuration; the numbers above are recomputed on
+# every run, this paragraph is not).
+#
+# * 68 of the 81 published points reproduce with the as-run settings. Outside the
+#   two groups below, reproduced/published stays within 0.94 to 1.07 and 3 of 71
+#   points miss their 95% interval, as chance alone predicts; the text's algorithms
+#   give 0.43 to 0.75 of the published counts for the baselines and 1.08 to 5.2 for
+#   CSS-LUCB.
+# * Figure 2a with N = 4 does not reproduce (our counts are 1.2 to 1.4 times the
+#   published ones at every x, while N = 5, N = 6 and Figure 2b do), and neither
+#   does Figure 1a's Action Elimination, which never stops as run on Figure 1a's
+#   instance: every run hits the budget. The notebooks that drew both curves are
+#   not in the authors' repository.
+# * The staircase has one decisive step: the baselines' radius (Action
+#   Elimination's, and Feasibility-then-BAI's phase-2 radius) multiplies their
+#   counts by 2.1 to 2.3, while the authors' CSS-LUCB radius lowers CSS-LUCB's by 12
+#   to 14%. Action Elimination's δ = 0.2 saves 3%; twenty initial samples, the tie
+#   rules, the +1 counts, the pair screening and the restart move the counts by
+#   1% or less. Figure 1a's instance is itself 23 to 38 times harder than Table
+#   III's experiment 1.
+# * With one radius and one δ for all three, CSS-LUCB loses experiments 2 and 3
+#   (1 to 4% and 9 to 11% more samples than the baselines), as the text's versions
+#   do; in experiment 1 it still beats Feasibility-then-BAI (0.94 times its
+#   samples). The published advantage is the baselines' wider radius.

@@ -1,0 +1,321 @@
+"""The as-run variants of issue 9: each switch does what AUTHORS-CODE.md says, both engines agree."""
+
+import math
+
+import numpy as np
+import pytest
+
+import gbai
+from gbai import CRASHED, INFEASIBLE, Instance, StepEngine
+from gbai.algorithms import action_elimination, css_lucb, feasibility_then_bai
+from gbai.algorithms.action_elimination import AE_OPTIONS, AE_PRESETS, ae_as_run_decide
+from gbai.algorithms.css_lucb import CSS_OPTIONS, CSS_PRESETS, css_as_run_decide
+from gbai.algorithms.feasibility_then_bai import FTB_OPTIONS, FTB_PRESETS, ftb_as_run_decide
+from gbai.algorithms.kernels import (
+    AS_RUN_CONTINUE as CONTINUE,
+    RADIUS_AE_AUTHORS,
+    RADIUS_FTB_AUTHORS,
+    RADIUS_SHARED,
+    RADIUS_TEXT,
+    RESTART,
+    as_run_radius,
+)
+from gbai.rewards import pair_keys
+
+OPTIONS = {"css-lucb": (CSS_OPTIONS, CSS_PRESETS), "ae": (AE_OPTIONS, AE_PRESETS),
+           "feasibility-then-bai": (FTB_OPTIONS, FTB_PRESETS)}
+
+#: Wide gaps, so that even the as-run radii (20 initial samples, batches of 10) end
+#: the runs within a few tens of thousands of samples in the step engine.
+EASY = {
+    "easy": Instance([[0.85, 0.9], [0.25, 0.8], [0.55, 0.6]], 0.4),
+    "infeasible": Instance([[0.15, 0.9], [0.2, 0.8]], 0.5),
+    "risky best mean": Instance([[0.6, 0.55], [0.95, 0.15], [0.3, 0.5]], 0.35),
+}
+
+
+def _single_switch_specs():
+    """Every option value other than the default, one at a time, and every preset."""
+    specs = []
+    for name, (options, presets) in OPTIONS.items():
+        for key, values in options.items():
+            specs += [f"{name}:{key}={value}" for value in values[1:]]
+        specs += [f"{name}:as={preset}" for preset in presets if preset != "text"]
+    return specs
+
+
+@pytest.mark.parametrize("spec", _single_switch_specs())
+def test_engines_agree_on_every_switch(spec):
+    covered = set()
+    for label, instance in EASY.items():
+        for seed in range(2):
+            kwargs = dict(delta=0.1, seed=seed, max_samples=60_000)
+            fast = gbai.run(instance, spec, engine="fast", **kwargs)
+            step = gbai.run(instance, spec, engine="step", **kwargs)
+            assert fast.same_outcome(step), f"{spec} on {label}, seed {seed}: {fast} vs {step}"
+            covered.add(fast.answer_label.split(" ")[0])
+    assert covered & {"arm", "infeasible", "crashed"}, f"{spec}: no run ended with an answer ({covered})"
+
+
+@pytest.mark.parametrize("name", list(OPTIONS))
+def test_defaults_are_the_text_kernel(name):
+    """The as-run kernel with every option at its default runs the text's algorithm, sample for sample."""
+    algorithm = gbai.get_algorithm(name)
+    options = {key: values[0] for key, values in OPTIONS[name][0].items()}
+    for instance in [gbai.paper_instance("exp3", 0.3), gbai.paper_instance("vary-n", 0.44, 5), *EASY.values()]:
+        for seed in range(3):
+            text = gbai.run(instance, name, seed=seed)
+            keys = pair_keys(seed, instance.n_arms, instance.n_attributes)
+            runner = {"css-lucb": css_lucb.run_css_lucb_as_run, "ae": action_elimination.run_ae_as_run,
+                      "feasibility-then-bai": feasibility_then_bai.run_ftb_as_run}[name]
+            answer, samples, rounds, counts, stopped = runner(instance, 0.1, keys, 0, 10**8, options)
+            assert (answer, samples, rounds, stopped) == (text.answer, text.samples, text.rounds, text.stopped)
+            assert np.array_equal(counts, text.counts)
+    assert algorithm.presets["text"] == {}
+
+
+def test_presets_expand_to_their_switches():
+    assert gbai.resolve("css-lucb:as=fig1").spec == "css-lucb:count=authors,init=20,radius=authors,ties=authors"
+    assert gbai.resolve("css-lucb:as=fig2").spec == (
+        "css-lucb:arm_count=sum,count=authors,init=20,radius=authors,sampling=undecided,ties=authors")
+    assert gbai.resolve("css-lucb:as=text").spec == "css-lucb"
+    # An explicit option overrides the preset, whatever the order.
+    assert gbai.resolve("ae:radius=shared,as=published").options["radius"] == "shared"
+    for bad in ["css-lucb:as=fig9", "ae:as=published,as=text", "lma-glr:as=text"]:
+        with pytest.raises(ValueError, match="preset"):
+            gbai.resolve(bad)
+
+
+# --------------------------------------------------------------- the radii
+def test_radius_formulas():
+    n, m, delta = 5, 4, 0.1
+    for count, t_round, samples in [(1, 2, 20), (20, 7, 400), (12345, 999, 10**6)]:
+        expected = {
+            RADIUS_TEXT: math.sqrt(math.log(4 * n * m * t_round**4 / delta) / (2 * count)),
+            RADIUS_SHARED: math.sqrt(math.log(n * (m + 1) * (samples + 1) ** 3 / (2 * delta)) / (2 * count)),
+            RADIUS_AE_AUTHORS: math.sqrt(2 * math.log(2 * n * (math.pi**2 / 6) * count**2 / delta) / count),
+            RADIUS_FTB_AUTHORS: math.sqrt(math.log(n * (m + 1) * (samples + 1) ** 3 / (2 * delta)) / (4 * count)),
+        }
+        for mode, value in expected.items():
+            got = as_run_radius(mode, count, n, m, delta, t_round, samples)
+            # Logs of products are evaluated as sums of logs: a few ulps apart.
+            assert got == pytest.approx(value, rel=1e-12), (mode, count)
+    # The authors' baselines' radius is wider than their CSS-LUCB's at the same count
+    # (notebook 10 measures by how much at the published points).
+    assert as_run_radius(RADIUS_AE_AUTHORS, 20_000, 5, 5, 0.2, 0, 0) > as_run_radius(
+        RADIUS_SHARED, 20_000, 5, 5, 0.1, 0, 500_000)
+
+
+def test_css_lucb_as_run_stops_exactly_when_its_formula_says():
+    """Recompute, from the step engine's counts and sums alone, the as-run sets of the
+    last two rounds with the radius written out in numpy: the run must stop at the
+    first round where F_t and P_t are disjoint under that radius."""
+    instance = gbai.paper_instance("fig2a", 0.4, 4)
+    engine = StepEngine(instance, gbai.resolve("css-lucb:as=fig1").policy(), delta=0.1, seed=3)
+    states = [played.state for played in engine.rounds()]
+    n, m = instance.means.shape
+
+    def disjoint(state):
+        t = state.total_samples + 1
+        log_value = np.log(n * (m + 1) * float(t) ** 3 / (2 * 0.1))
+        means = state.sums / state.counts
+        pair_radius = np.sqrt(log_value / (2 * state.counts))
+        arm_radius = np.sqrt(log_value / (2 * state.counts.min(axis=1)))
+        arm_means = means.mean(axis=1)
+        feasible = (means + pair_radius >= instance.threshold).all(axis=1)
+        perfect = (means - pair_radius >= instance.threshold).all(axis=1)
+        if not perfect.any():
+            return not feasible.any()
+        best = np.flatnonzero(perfect & (arm_means == arm_means[perfect].max()))[-1]  # last maximum
+        potential = arm_means + arm_radius >= arm_means[best] - arm_radius[best]
+        potential[best] = False
+        return not (feasible & potential).any()
+
+    assert states[0].counts.min() == states[0].counts.max() == 20  # init=20
+    assert disjoint(states[-1]) and not disjoint(states[-2])
+    assert engine.result.samples == engine.result.counts.sum() + 1  # count=authors
+
+
+# --------------------------------------------------------------- CSS-LUCB switches
+def _css(means, counts, threshold, **switches):
+    settings = dict(radius_mode=RADIUS_TEXT, arm_sum=False, last_ties=False, undecided=False)
+    settings.update(switches)
+    pulls = np.zeros(means.shape, dtype=np.int64)
+    answer = css_as_run_decide(means, counts, 50, int(counts.sum()), threshold, 0.1, settings["radius_mode"],
+                               settings["arm_sum"], settings["last_ties"], settings["undecided"], pulls)
+    return answer, pulls
+
+
+def test_css_ties_take_the_last_maximum():
+    means = np.array([[0.7, 0.7], [0.7, 0.7], [0.6, 0.65]])
+    counts = np.full(means.shape, 100, dtype=np.int64)
+    first = _css(means, counts, 0.3)[1]
+    last = _css(means, counts, 0.3, last_ties=True)[1]
+    assert first[0].all() and first[1].all()  # i_t = 0, c_t = 1
+    assert last[1].all() and last[0].all()  # i_t = 1, c_t = 0 (the first of the others)
+    assert first[2].sum() == last[2].sum() == 0
+
+
+def test_css_arm_radius_from_the_sum_of_counts():
+    counts = np.full((2, 2), 1000, dtype=np.int64)
+    a_min = as_run_radius(RADIUS_TEXT, 1000, 2, 2, 0.1, 50, 0)
+    a_sum = as_run_radius(RADIUS_TEXT, 2000, 2, 2, 0.1, 50, 0)
+    gap = a_min + a_sum  # between 2 a_sum and 2 a_min: separated only with the narrower arm radius
+    means = np.array([[0.8, 0.8], [0.8 - gap, 0.8 - gap]])
+    assert _css(means, counts, 0.3)[0] == CONTINUE
+    assert _css(means, counts, 0.3, arm_sum=True)[0] == 0
+
+
+def test_css_undecided_sampling():
+    counts = np.full((2, 3), 400, dtype=np.int64)
+    r = as_run_radius(RADIUS_TEXT, 400, 2, 3, 0.1, 50, 0)
+    means = np.array([[0.8, 0.3 + r / 2, 0.8], [0.75, 0.8, 0.3 + 3 * r]])  # arm 0's attribute 1 is undecided
+    answer, everything = _css(means, counts, 0.3)
+    assert answer == CONTINUE and everything.sum() == 6
+    answer, targeted = _css(means, counts, 0.3, undecided=True)
+    assert answer == CONTINUE and targeted.tolist() == [[0, 1, 0], [0, 0, 0]]
+    settled = np.array([[0.8, 0.8, 0.8], [0.79, 0.8, 0.8]])  # nothing undecided: all of i_t and c_t
+    assert _css(settled, counts, 0.3, undecided=True)[1].sum() == 6
+
+
+# --------------------------------------------------------------- AE switches
+def _ae(means, counts, threshold, active=None, **switches):
+    settings = dict(radius_mode=RADIUS_TEXT, strict=False, reference=False, authors_stopping=False, batch=1)
+    settings.update(switches)
+    active = np.ones(means.shape[0], dtype=bool) if active is None else active
+    pulls = np.zeros(means.shape, dtype=np.int64)
+    answer = ae_as_run_decide(means, counts, 50, int(counts.sum()), threshold, 0.1, settings["radius_mode"],
+                              settings["strict"], settings["reference"], settings["authors_stopping"],
+                              settings["batch"], active, pulls)
+    return answer, active, pulls
+
+
+def test_ae_strict_attribute_rule():
+    counts = np.full((2, 2), 500, dtype=np.int64)
+    r = as_run_radius(RADIUS_TEXT, 500, 2, 2, 0.1, 50, 0)
+    means = np.array([[0.8, 0.8], [0.6, 0.5]])
+    threshold = 0.5 + r  # arm 1's attribute 1 has U_ij == threshold exactly
+    assert _ae(means, counts, threshold)[1].tolist() == [True, True]
+    assert _ae(means, counts, threshold, strict=True)[1].tolist() == [True, False]
+
+
+def test_ae_reference_rule_keeps_an_arm_that_no_one_beats_on_sums():
+    counts = np.full((3, 2), 100_000, dtype=np.int64)
+    means = np.array([[0.9, 0.9], [0.95, 0.35], [0.6, 0.6]])
+    answer, active, _ = _ae(means, counts, 0.3)
+    assert answer == 0 and active.tolist() == [True, False, False]  # text: arm 0 certified
+    answer, active, pulls = _ae(means, counts, 0.3, reference=True, batch=10)
+    # Reference = arm 1 (largest single upper bound): it drops arm 2 but can never drop arm 0.
+    assert answer == CONTINUE and active.tolist() == [True, True, False]
+    assert pulls.tolist() == [[10, 10], [10, 10], [0, 0]]  # batch=10
+
+
+def test_ae_authors_stopping_and_crash():
+    counts = np.full((2, 2), 2000, dtype=np.int64)  # radius about 0.07
+    means = np.array([[0.5, 0.9], [0.2, 0.2]])  # arm 0 not yet certified feasible at threshold 0.45
+    assert _ae(means, counts, 0.45)[0] == CONTINUE
+    assert _ae(means, counts, 0.45, authors_stopping=True)[0] == 0
+    hopeless = np.array([[0.1, 0.9], [0.9, 0.05]])
+    assert _ae(hopeless, counts, 0.6)[0] == INFEASIBLE
+    assert _ae(hopeless, counts, 0.6, authors_stopping=True)[0] == CRASHED
+
+
+def test_crashes_end_runs_with_a_status_that_summaries_count():
+    instance = EASY["infeasible"]
+    spec = "feasibility-then-bai:as=published"
+    for engine in ("fast", "step"):
+        result = gbai.run(instance, spec, seed=0, engine=engine)
+        assert result.answer == CRASHED and not result.stopped and result.answer_label.startswith("crashed")
+    table = gbai.sweep(instance, [spec, "feasibility-then-bai"], n_runs=3, cache_dir=None, workers=1,
+                       progress=False)
+    summary = gbai.summarize(table).set_index("algorithm")
+    assert summary.loc["feasibility-then-bai", "crashed"] == 0.0
+    assert summary.iloc[0]["crashed"] == 1.0 and summary.iloc[0]["unstopped"] == 0.0
+    assert not table["error"].any()
+    # The authors' AE stops at one active arm without checking it: here it names the
+    # infeasible arm 1 once arm 0 is out, a wrong answer that the summary counts as an error.
+    result = gbai.run(instance, "ae:as=published", seed=0)
+    assert result.stopped and result.answer == 1
+
+
+def test_ae_as_run_never_stops_on_figure_1a():
+    """AUTHORS-CODE.md: the reference rule can pick an arm no other arm beats on sums; the budget ends the run."""
+    result = gbai.run(gbai.paper_instance("fig1a", 0.35), "ae:as=published", seed=0, max_samples=3_000_000)
+    assert not result.stopped and result.answer == gbai.NO_ANSWER
+
+
+# --------------------------------------------------------------- FtB switches
+def _ftb(means, counts, threshold, phase=0, status=None, **switches):
+    settings = dict(radius1=RADIUS_TEXT, radius2=RADIUS_TEXT, pairs=False, restart=False, init=20)
+    settings.update(switches)
+    n = means.shape[0]
+    phase = np.array([phase])
+    status = np.zeros(n, dtype=np.int8) if status is None else status
+    active = np.zeros(n, dtype=bool)
+    pulls = np.zeros(means.shape, dtype=np.int64)
+    answer = ftb_as_run_decide(means, counts, 50, int(counts.sum()), threshold, 0.1, settings["radius1"],
+                               settings["radius2"], settings["pairs"], settings["restart"], settings["init"],
+                               phase, status, active, pulls)
+    return answer, pulls, phase[0], active
+
+
+def test_ftb_pair_screening_samples_open_pairs_of_any_arm():
+    counts = np.full((2, 3), 300, dtype=np.int64)
+    r = as_run_radius(RADIUS_TEXT, 300, 2, 3, 0.1, 50, 0)
+    # Arm 1 is infeasible (attribute 0 far below) but its attribute 2 is still open.
+    means = np.array([[0.8, 0.5 + r / 2, 0.8], [0.1, 0.8, 0.5 + r / 2]])
+    _, arms, _, _ = _ftb(means, counts, 0.5)
+    assert arms.tolist() == [[1, 1, 1], [0, 0, 0]]
+    _, pairs, _, _ = _ftb(means, counts, 0.5, pairs=True)
+    assert pairs.tolist() == [[0, 1, 0], [0, 0, 1]]
+
+
+def test_ftb_restart_draws_fresh_statistics():
+    counts = np.full((3, 2), 5000, dtype=np.int64)
+    means = np.array([[0.8, 0.8], [0.78, 0.8], [0.1, 0.9]])
+    answer, pulls, phase, active = _ftb(means, counts, 0.5, pairs=True, restart=True)
+    assert answer == RESTART and phase == 1 and active.tolist() == [True, True, False]
+    assert pulls.tolist() == [[20, 20], [20, 20], [0, 0]]
+    answer, pulls, phase, active = _ftb(means, counts, 0.5, pairs=True)  # no restart: phase 2 at once
+    assert answer == CONTINUE and pulls.tolist() == [[1, 1], [1, 1], [0, 0]]
+    # In a run: phase 2 restarts from init fresh samples per pair, the streams continue.
+    instance = EASY["easy"]
+    spec = "feasibility-then-bai:restart=yes,init=20"
+    engine = StepEngine(instance, gbai.resolve(spec).policy(), delta=0.1, seed=1)
+    policy = engine.policy
+    while policy.restart is None:
+        restart = engine.step()
+    pulls = restart.decision.pulls
+    assert pulls.max() == 20 and set(np.flatnonzero(pulls.any(axis=1))) == set(np.flatnonzero(policy.active))
+    state = engine.state()  # the first round of phase 2, before its decision
+    start = policy.restart[2]
+    assert np.array_equal(state.counts - start, pulls)
+    means, counts, t, samples = policy._statistics(state)
+    used = pulls > 0
+    fresh = np.array([np.mean(state.observations[i][j][start[i, j]:]) for i, j in zip(*np.nonzero(used))])
+    assert np.allclose(means[used], fresh, rtol=1e-14) and not np.allclose(means[used], state.means[used])
+    assert np.array_equal(counts[used], pulls[used]) and t == 2 and samples == pulls.sum()
+    engine.run()
+    no_restart = gbai.run(instance, "feasibility-then-bai:init=20", seed=1)
+    assert engine.result.counts.sum() != no_restart.counts.sum()
+
+
+def test_ftb_authors_count():
+    instance = EASY["easy"]
+    result = gbai.run(instance, "feasibility-then-bai:as=published", seed=2, engine="step")
+    plain = gbai.run(instance, "feasibility-then-bai:as=published,count=samples", seed=2)
+    assert result.counts.sum() == plain.samples == plain.counts.sum()
+    # Two feasible arms (0 and 2): the restart's 20 x M x 2 samples are counted as 20 x N.
+    n, m = instance.means.shape
+    assert result.samples == plain.samples + 2 - 20 * m * 2 + 20 * n
+
+
+def test_switch_deltas():
+    from gbai.algorithms.action_elimination import _switches as ae_switches
+    from gbai.algorithms.feasibility_then_bai import _switches as ftb_switches
+
+    options = {key: values[0] for key, values in AE_OPTIONS.items()}
+    assert ae_switches(options, 0.05)[0] == 0.05
+    assert ae_switches({**options, "delta": "authors"}, 0.05)[0] == 0.2
+    options = {key: values[0] for key, values in FTB_OPTIONS.items()}
+    assert ftb_switches({**options, "delta": "authors"}, 0.05)[0] == 0.1
