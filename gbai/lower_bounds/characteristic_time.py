@@ -22,8 +22,11 @@ from numba import njit
 from scipy.optimize import linprog, minimize
 
 from ..model import Instance, check_delta
-from .alternatives import alternative_values_kernel, alternatives_kernel, answer_kernel
+from .alternatives import alternative_values_kernel, alternatives_kernel, answer_kernel, is_kinf
 from .divergences import divergence_code, divergence_scalar, kl_bernoulli_scalar
+from .kinf import law_arrays
+from .pairs import LAW, law_alternatives_kernel, pair_divergence
+from .structured import solve_structured
 
 __all__ = ["CharacteristicTime", "characteristic_time", "check_instance", "lower_bound_tstar"]
 
@@ -55,7 +58,8 @@ class CharacteristicTime:
     value``. Hence ``T_star = 1/value`` is never below the true ``T*`` and exceeds
     it by a relative amount of at most ``gap``. ``iterations`` counts optimiser plus
     cutting-plane iterations (0 for the closed forms). ``method`` names how it was
-    obtained: ``"closed-form"``, ``"slsqp+lp"`` or ``"degenerate"`` (``T* = inf``).
+    obtained: ``"closed-form"``, ``"structured"``, ``"slsqp+lp"`` or ``"degenerate"``
+    (``T* = inf``). ``divergence`` is ``"bernoulli"``, ``"gaussian"`` or ``"kinf"``.
     """
 
     T_star: float
@@ -379,6 +383,7 @@ def characteristic_time(
     method: str = "auto",
     tol: float = 1e-5,
     max_iter: int = 500,
+    laws="beta",
 ) -> CharacteristicTime:
     """The characteristic time ``T*(mu)`` and optimal proportions ``w*``.
 
@@ -397,7 +402,13 @@ def characteristic_time(
       attribute), with equality when all of ``W_b`` sits on that attribute; weight
       elsewhere only lowers some ``f_b``. Then ``max min_b W_b D_b`` over
       ``sum_b W_b = 1`` equalises ``W_b D_b``, giving ``1/sum_b (1/D_b)``.
-    * Feasible instance, or ``method="numeric"``: a certified numerical solution
+    * Feasible instance (``method="auto"`` or ``"structured"``): the scalable solver
+      of :mod:`~gbai.lower_bounds.structured` (an outer problem in the answer's M
+      weights, one small problem per other arm; certified by weak duality with the
+      KKT multipliers). About 10 ms on the paper's 5 x 5 instances, 2 s for
+      100 x 10 and 20 s for 500 x 20 (``python -m gbai.benchmark --scaling``).
+    * ``method="numeric"`` (the solver of earlier versions, kept for checking;
+      Bernoulli and Gaussian only): a certified numerical solution
       (:class:`_MaxMinSolver`). The lower bound is the achieved value
       ``min_k f_k(w_star)``. The upper bound is weak duality: for any mixture ``q``
       of alternatives ``lambda^k`` in the closure of ``Alt(mu)``,
@@ -416,15 +427,23 @@ def characteristic_time(
     instance:
         A :class:`gbai.Instance`.
     divergence:
-        ``"bernoulli"`` (default) or ``"gaussian"`` (variance 1/4).
+        ``"bernoulli"`` (default), ``"gaussian"`` (variance 1/4) or ``"kinf"``:
+        ``K_inf`` of each pair's reward law, the divergence of the lower bound for
+        algorithms that are delta-correct for every law on [0, 1] (Agrawal, Juneja
+        & Glynn 2020; :mod:`~gbai.lower_bounds.kinf`). For Bernoulli laws it equals
+        the Bernoulli divergence; for other laws ``T*_kinf <= T*_bernoulli``.
     method:
-        ``"auto"`` (closed forms where they exist) or ``"numeric"`` (always the
-        optimiser; for checking the closed form).
+        ``"auto"`` (closed forms where they exist, else ``"structured"``),
+        ``"structured"`` or ``"numeric"`` (the SLSQP + LP solver; for checking).
     tol, max_iter:
-        Target relative gap and cap on cutting-plane iterations. A
+        Target relative gap and cap on the optimiser's iterations. A
         :class:`RuntimeWarning` is issued when the certified gap stays above
-        ``tol`` (this happens for near-ties with ``T*`` beyond about 1e10, where the
-        LP becomes too ill-conditioned).
+        ``tol`` (this happens for near-ties with ``T*`` beyond about 1e10, or when
+        ``max_iter`` is too small); the result still carries the gap reached.
+    laws:
+        Only for ``"kinf"``: ``"beta"`` (default, the simulated
+        ``Beta(1, 1/mu - 1)``), ``"bernoulli"`` or an N x M grid of
+        :class:`~gbai.lower_bounds.kinf.RewardLaw`.
 
     Raises
     ------
@@ -433,9 +452,12 @@ def characteristic_time(
         non-positive ``tol`` / ``max_iter``.
     """
     instance = check_instance(instance)
-    code = divergence_code(divergence)
-    if method not in ("auto", "numeric"):
-        raise ValueError(f"method must be 'auto' or 'numeric', got {method!r}")
+    kinf = is_kinf(divergence)
+    code = LAW if kinf else divergence_code(divergence)
+    if method not in ("auto", "structured", "numeric"):
+        raise ValueError(f"method must be 'auto', 'structured' or 'numeric', got {method!r}")
+    if kinf and method == "numeric":
+        raise ValueError("method='numeric' supports the 'bernoulli' and 'gaussian' divergences only")
     if not (isinstance(tol, (int, float)) and 0.0 < tol < 1.0):
         raise ValueError(f"tol must be a number in (0, 1), got {tol!r}")
     if not (isinstance(max_iter, (int, np.integer)) and max_iter >= 0):
@@ -444,22 +466,49 @@ def characteristic_time(
     th = instance.threshold
     n, m = means.shape
     name = divergence.lower()
+    if kinf:
+        xs, xcs, ps = law_arrays(means, laws)
+    else:
+        xs = xcs = ps = np.zeros((n, m, 0))
     a, tie = answer_kernel(means, th)
     if a >= 0 and (tie >= 0 or means[a].min() <= th):
         return CharacteristicTime(
             math.inf, np.full((n, m), 1.0 / (n * m)), 0.0, 0.0, 0, 0.0, "degenerate", name
         )
-    if a < 0 and method == "auto":
+    if a < 0 and method != "numeric":
+        # Closed form (see above); the largest d(mu_bj, th) over the attributes below
+        # th is at the smallest mean for Bernoulli and Gaussian, and found by
+        # comparison for K_inf.
         w = np.zeros((n, m))
         inv = np.empty(n)
+        worst = np.empty(n, dtype=np.int64)
         for b in range(n):
-            j = int(np.argmin(means[b]))
-            inv[b] = 1.0 / divergence_scalar(means[b, j], th, code)
+            below = np.flatnonzero(means[b] < th)
+            levels = [pair_divergence(code, means[b, j], xs[b, j], xcs[b, j], ps[b, j], th) for j in below]
+            worst[b] = below[int(np.argmax(levels))]
+            inv[b] = 1.0 / max(levels)
         total = float(inv.sum())
         for b in range(n):
-            w[b, int(np.argmin(means[b]))] = inv[b] / total
+            w[b, worst[b]] = inv[b] / total
         return CharacteristicTime(total, w, 1.0 / total, 0.0, 0, 1.0 / total, "closed-form", name)
-    w, value, upper, iterations = _optimise(means, th, code, tol, int(max_iter))
+    if method == "numeric":
+        w, value, upper, iterations = _optimise(means, th, code, tol, int(max_iter))
+        label = "slsqp+lp"
+    else:
+        if kinf:
+
+            def exact_values(weights):
+                return law_alternatives_kernel(means, th, np.ascontiguousarray(weights), xs, xcs, ps, a)[3]
+
+        else:
+
+            def exact_values(weights):
+                return alternative_values_kernel(means, th, np.ascontiguousarray(weights), code)[3]
+
+        w, value, upper, iterations = solve_structured(
+            means, th, a, code, (xs, xcs, ps), exact_values, tol, int(max_iter)
+        )
+        label = "structured"
     gap = (upper - value) / value
     if not gap <= tol:
         warnings.warn(
@@ -468,15 +517,17 @@ def characteristic_time(
             RuntimeWarning,
             stacklevel=2,
         )
-    return CharacteristicTime(1.0 / value, w, value, gap, iterations, upper, "slsqp+lp", name)
+    return CharacteristicTime(1.0 / value, w, value, gap, iterations, upper, label, name)
 
 
-def lower_bound_tstar(instance: Instance, delta: float, divergence: str = "bernoulli") -> float:
+def lower_bound_tstar(
+    instance: Instance, delta: float, divergence: str = "bernoulli", *, laws="beta"
+) -> float:
     """``T*(mu) kl(delta, 1 - delta)``: Garivier & Kaufmann's bound on ``E[tau]``.
 
     ``kl`` is always the Bernoulli KL divergence between ``delta`` and ``1 - delta``
     (it comes from the data-processing inequality on the event "answer is right").
     """
     delta = check_delta(delta)
-    result = characteristic_time(instance, divergence)
+    result = characteristic_time(instance, divergence, laws=laws)
     return result.T_star * kl_bernoulli_scalar(delta, 1.0 - delta)
