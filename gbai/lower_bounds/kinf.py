@@ -27,11 +27,13 @@ a concave one-dimensional maximisation. Writing ``lambda = t / (1 - x)`` when
     R = (1 - X) / (1 - x)  (x > m),   R = X / x  (x < m),
 
 which is solved by a safeguarded Newton iteration in ``t`` (``t = 1`` is optimal when
-``E[1/R] <= 1``). By the envelope theorem the slope is
-``dK/dx = lambda* E[1 / (1 - lambda* (X - x))]``, which is ``lambda*`` when the
-optimum is interior, and the curvature there is ``E[D^-2] / E[(X - x)^2 D^-2]``
-(``D = 1 - lambda* (X - x)``, implicit differentiation of the first-order
-condition).
+``E[1/R] <= 1``). The range of ``t`` does not depend on ``x``, so the envelope
+theorem applies in ``t`` (not in ``lambda``, whose range moves with ``x``):
+``dK/dx = E[t (dR/dx) / D]`` with ``D = 1 + t (R - 1)``, which is ``lambda*`` when
+the optimum is interior and ``1/(1 - x)`` (or ``-1/x``) at ``t = 1``. The
+curvature is ``E[D^-2] / E[(X - x)^2 D^-2]`` when interior (implicit
+differentiation of the first-order condition) and ``1/(1 - x)^2`` (or ``1/x^2``)
+at ``t = 1``.
 
 Laws are discrete here: a support in [0, 1] (with its complements ``1 - X`` stored
 separately, so that atoms within an ulp of 1 keep their accuracy) and
@@ -145,12 +147,18 @@ def kinf_kernel(xs, xcs, ps, x):
             # D is tiny (t = 1, atoms near the end of the support), the first near D = 1.
             denominator = (1.0 - t) + t * r
             value += ps[k] * (math.log1p(arg) if arg > -0.5 else math.log(denominator))
-            inv_d += ps[k] / denominator
+            inv_d += ps[k] * r / denominator
             inv_d2 += ps[k] / (denominator * denominator)
             z = xs[k] - x
             z2_d2 += ps[k] * z * z / (denominator * denominator)
+    # Envelope theorem in t, whose range [0, 1] does not depend on x:
+    # dK/dx = E[t dR/dx / D] with dR/dx = R / (1 - x) (above) or -R / x (below).
     slope = lam * inv_d
-    curvature = inv_d2 / z2_d2 if t < 1.0 and z2_d2 > 0.0 else math.nan
+    if t < 1.0:
+        curvature = inv_d2 / z2_d2 if z2_d2 > 0.0 else math.nan
+    else:
+        # K = E[log R] = E[log(1 - X)] - log(1 - x) (or E[log X] - log x).
+        curvature = 1.0 / (scale * scale)
     return max(value, 0.0), slope, curvature
 
 
