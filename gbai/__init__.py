@@ -20,7 +20,11 @@ A reproduction package for *Constrained Best Arm Identification in Grouped Bandi
 __version__ = "0.1.0"
 
 from .algorithms import ALGORITHMS, PAPER_ALGORITHMS, Algorithm, get_algorithm, resolve
-from .beyond import CSSLUCBPlus, LMAGLR
+from .algorithms.action_elimination import ActionElimination
+from .algorithms.css_lucb import CSSLUCB
+from .algorithms.css_lucb_plus import CSSLUCBPlus
+from .algorithms.feasibility_then_bai import FeasibilityThenBAI
+from .algorithms.lma_glr import LMAGLR
 from .confidence import ConfidenceSets, EmpiricalBounds, confidence_radius, confidence_sets, empirical_bounds
 from .engine import DEFAULT_MAX_SAMPLES, Decision, Policy, Round, RoundState, RunResult, StepEngine
 from .lower_bounds import (
@@ -36,7 +40,6 @@ from .lower_bounds import (
 )
 from .instances import EXPERIMENTS, PAPER_DELTA, Experiment, experiment_grid, paper_instance, table1_example
 from .model import INFEASIBLE, NO_ANSWER, HardnessWarning, Instance, check_delta, load_instance
-from .policies import ActionElimination, CSSLUCB, FeasibilityThenBAI
 from .rewards import REWARD_MODELS, RewardStream, reward_variance
 from .simulation import (
     code_fingerprint,

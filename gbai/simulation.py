@@ -50,8 +50,8 @@ __all__ = [
 
 ENGINES = ("fast", "step")
 #: Modules every simulated run depends on; an algorithm adds its own (Algorithm.modules).
-CORE_MODULES = ("model.py", "rewards.py", "confidence.py", "engine.py", "fast.py", "policies.py",
-                "algorithms.py", "simulation.py")
+CORE_MODULES = ("model.py", "rewards.py", "confidence.py", "engine.py", "algorithms/__init__.py",
+                "algorithms/base.py", "algorithms/kernels.py", "simulation.py")
 
 
 def run_seed(seed: int, run_index: int) -> np.random.SeedSequence:

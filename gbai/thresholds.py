@@ -50,6 +50,7 @@ __all__ = [
     "STITCHING_S",
     "calibration",
     "glr_threshold",
+    "stitched",
     "stitched_boundary",
     "stitched_log_constant",
     "stitched_radius",
@@ -70,7 +71,12 @@ def stitched_log_constant(alpha: float, s: float = STITCHING_S, eta: float = ETA
 
 
 @njit(cache=True)
-def _stitched(v, v_min, c, log_constant, k1, k2, s, eta):
+def stitched(v, v_min, c, log_constant, k1, k2, s, eta):
+    """The polynomial-stitched boundary at intrinsic time ``v`` (held at ``v_min`` below it), compiled.
+
+    ``log_constant`` is :func:`stitched_log_constant`; :func:`stitched_boundary` is the
+    checked version of this function.
+    """
     use_v = max(v, v_min)
     ell = s * math.log(math.log(eta * use_v / v_min)) + log_constant
     term = k2 * c * ell
@@ -88,7 +94,7 @@ def stitched_boundary(
         raise ValueError("need v_min > 0, c >= 0, s > 1 and eta > 1")
     k1 = (eta**0.25 + eta**-0.25) / math.sqrt(2.0)
     k2 = (math.sqrt(eta) + 1.0) / 2.0
-    return float(_stitched(float(v), float(v_min), float(c), stitched_log_constant(alpha, s, eta), k1, k2, s, eta))
+    return float(stitched(float(v), float(v_min), float(c), stitched_log_constant(alpha, s, eta), k1, k2, s, eta))
 
 
 @njit(cache=True)
@@ -99,7 +105,7 @@ def stitched_radius(count: float, variance: float, log_constant: float) -> float
     observation on), ``c = 0``, ``eta = 2``, ``s = 1.4``; ``log_constant`` is
     :func:`stitched_log_constant` of the one-sided crossing probability.
     """
-    return _stitched(variance * count, variance, 0.0, log_constant, K1, K2, STITCHING_S, ETA) / count
+    return stitched(variance * count, variance, 0.0, log_constant, K1, K2, STITCHING_S, ETA) / count
 
 
 def _h_inverse(y: float) -> float:

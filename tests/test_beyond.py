@@ -8,7 +8,8 @@ from scipy import optimize, stats
 
 import gbai
 from gbai import Instance
-from gbai.beyond import glr_constants, plus_logs
+from gbai.algorithms.css_lucb_plus import plus_logs
+from gbai.algorithms.lma_glr import glr_constants
 from gbai import thresholds
 from gbai.thresholds import calibration, glr_threshold, stitched_boundary, stitched_radius
 

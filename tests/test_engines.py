@@ -178,3 +178,15 @@ def test_engine_argument_errors():
         gbai.run(instance, engine="gpu")
     with pytest.raises(ValueError, match="Instance"):
         gbai.run(instance.means)
+
+
+def test_a_fresh_css_lucb_decides_without_a_reset():
+    # Notebook 3 asks gbai.CSSLUCB() for its stopping rule on another engine's state.
+    engine = StepEngine(gbai.table1_example(), gbai.CSSLUCB(), delta=0.1, seed=3)
+    for _ in range(5):
+        state = engine.state()
+        fresh = gbai.CSSLUCB().decide(state)
+        used = engine.policy.decide(state)
+        assert fresh.stops == used.stops and fresh.answer == used.answer
+        assert (fresh.pulls == used.pulls).all()
+        engine.step()

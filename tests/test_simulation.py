@@ -128,9 +128,20 @@ def test_fingerprint_covers_the_core_and_the_algorithms_own_modules(monkeypatch,
         (fake / "plotting.py").write_text("# presentation only\n")
         simulation._FINGERPRINTS.clear()
         assert simulation.code_fingerprint("css-lucb") == before
-        (fake / "fast.py").write_text((fake / "fast.py").read_text() + "\n# changed\n")
+        (fake / "algorithms" / "kernels.py").write_text((fake / "algorithms" / "kernels.py").read_text() + "\n# changed\n")
         simulation._FINGERPRINTS.clear()
         assert simulation.code_fingerprint("css-lucb") != before
+        # An algorithm's own module changes its keys only.
+        before = {name: simulation.code_fingerprint(name) for name in ("css-lucb", "ae", "lma-glr")}
+        (fake / "algorithms" / "lma_glr.py").write_text((fake / "algorithms" / "lma_glr.py").read_text() + "\n# x\n")
+        simulation._FINGERPRINTS.clear()
+        after = {name: simulation.code_fingerprint(name) for name in ("css-lucb", "ae", "lma-glr")}
+        assert after["lma-glr"] != before["lma-glr"]
+        assert after["css-lucb"] == before["css-lucb"] and after["ae"] == before["ae"]
+        # Every module an algorithm names exists, so that the key really covers it.
+        for algorithm in gbai.ALGORITHMS.values():
+            for name in algorithm.modules:
+                assert (Path(gbai.__file__).parent / name).is_file(), f"{algorithm.name}: {name}"
     finally:
         simulation._FINGERPRINTS.clear()
 

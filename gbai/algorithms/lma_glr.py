@@ -1,0 +1,266 @@
+"""LMA-GLR: lazy mirror ascent sampling with GLR stopping (beyond the paper, notebook 9).
+
+It is delta-correct for any rewards in [0, 1] through the published GLR threshold
+of :mod:`gbai.thresholds`. The step-engine policy and the fast kernel call the same
+compiled functions (:func:`glr_decide`, :func:`lma_step`, :func:`track`), so the two
+engines agree exactly (``tests/test_beyond.py``).
+
+An asymptotically optimal algorithm: generalised likelihood ratio (GLR) stopping
+with the most confusing alternative of :mod:`gbai.lower_bounds`, and sampling that
+tracks the optimal allocation ``w*`` learned online.
+
+* *Sampling* (Ménard 2019, "Gradient ascent for active exploration in bandit
+  problems", the lazy mirror ascent rule): the allocation is an exponential-weights
+  learner over the ``NM`` pairs whose gains are the gradient ``d(mu_hat, lambda)`` of
+  the max-min objective of ``T*`` at the best response ``lambda`` to its current
+  allocation; we set its learning rate with AdaHedge (de Rooij, van Erven,
+  Grünwald, Koolen 2014), mix in the uniform allocation with weight
+  ``NM / (2 sqrt((NM)^2 + n))`` (the forced exploration of C-tracking, Garivier &
+  Kaufmann 2016) and sample the pair that lags most behind the cumulated
+  allocation (C-tracking). The learner is updated, and the stopping rule checked,
+  whenever the number of samples has grown by 1% since the last update, which
+  bounds the overshoot to about 1% of the samples.
+* *Stopping.* Each alternative of the empirical instance (:func:`gbai.lower_bounds.
+  alternative_values` with the sample counts as weights) must be rejected: its GLR
+  must exceed ``sum_{p in S} 3 ln(1 + ln N_p) + |S| T(x/|S|)`` (Kaufmann & Koolen
+  2021, Theorem 7; :func:`gbai.thresholds.glr_threshold`), where ``S`` holds the
+  pairs the alternative can move: one pair for "the answer's attribute j falls below
+  the threshold", the ``2M`` pairs of the answer and arm ``b`` for "arm ``b`` becomes
+  the best feasible arm", the ``M`` pairs of arm ``b`` for "arm ``b`` becomes
+  feasible". If the answer is wrong, the true means lie in one such alternative
+  through pairs of one of these sets, and for a fixed truth there are at most
+  ``NM + N`` possible sets; ``x = ln((NM + N)/delta)`` makes the union of their
+  deviation events have probability at most ``delta``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from ..engine import Decision, RoundState
+from ..lower_bounds.alternatives import (
+    KIND_BEST_INFEASIBLE,
+    KIND_OVERTAKE,
+    alternative_values_kernel,
+    answer_kernel,
+    best_response_kernel,
+)
+from ..lower_bounds.divergences import divergence_scalar
+from ..rewards import draw, reward_exponents
+from ..thresholds import calibration
+from .base import Algorithm
+from .kernels import CONTINUE, NO_ANSWER, run_result
+
+__all__ = ["ALGORITHM", "LMAGLR", "LMA_UPDATE_RATE", "glr_constants", "glr_decide", "lma_glr_kernel"]
+
+#: LMA-GLR updates its learner and checks the stopping rule at every 1% growth of the samples.
+LMA_UPDATE_RATE = 0.01
+
+
+def glr_constants(n_arms: int, n_attributes: int, delta: float) -> tuple[float, float, float]:
+    """``|S| T(x/|S|)`` for ``|S| = 1, M, 2M`` with ``x = ln((NM + N)/delta)``."""
+    x = math.log((n_arms * n_attributes + n_arms) / delta)
+    m = n_attributes
+    return calibration(x), m * calibration(x / m), 2 * m * calibration(x / (2 * m))
+
+
+@njit(cache=True)
+def glr_decide(mu_hat, threshold, counts, single, row, two_rows):
+    """The answer when the GLR of every alternative exceeds its threshold, else -3."""
+    n, m = mu_hat.shape
+    answer, tie = answer_kernel(mu_hat, threshold)
+    if tie >= 0:
+        return CONTINUE
+    weights = counts.astype(np.float64)
+    kinds, arms, attributes, values = alternative_values_kernel(mu_hat, threshold, weights, 0)
+    row_terms = np.zeros(n)
+    for i in range(n):
+        for j in range(m):
+            row_terms[i] += 3.0 * math.log1p(math.log(weights[i, j]))
+    for k in range(kinds.size):
+        if kinds[k] == KIND_BEST_INFEASIBLE:
+            level = 3.0 * math.log1p(math.log(weights[answer, attributes[k]])) + single
+        elif kinds[k] == KIND_OVERTAKE:
+            level = row_terms[answer] + row_terms[arms[k]] + two_rows
+        else:
+            level = row_terms[arms[k]] + row
+        if not values[k] > level:
+            return CONTINUE
+    return answer
+
+
+@njit(cache=True)
+def _adahedge_weights(losses, gap, out):
+    """AdaHedge's weights for cumulative ``losses`` and cumulative mixability ``gap``."""
+    lowest = losses.min()
+    if gap <= 0.0:  # infinite learning rate: follow the leader
+        out[:] = 0.0
+        for index in range(losses.size):
+            if losses.flat[index] == lowest:
+                out.flat[index] = 1.0
+    else:
+        rate = math.log(losses.size) / gap
+        for index in range(losses.size):
+            out.flat[index] = math.exp(-rate * (losses.flat[index] - lowest))
+    out /= out.sum()
+
+
+@njit(cache=True)
+def lma_step(mu_hat, threshold, played, losses, gap, scale, learner):
+    """One lazy mirror ascent step; returns the new gap and refreshes ``learner``.
+
+    The gain of pair ``p`` is ``d(mu_hat_p, lambda_p)`` for the best response
+    ``lambda`` to the allocation ``played`` (the gradient of the max-min objective),
+    times ``scale`` (the samples drawn since the last step); AdaHedge receives the
+    negative gains as losses.
+    """
+    _, lam, _, _, _ = best_response_kernel(mu_hat, threshold, played, 0)
+    n, m = mu_hat.shape
+    loss = np.zeros((n, m))
+    for i in range(n):
+        for j in range(m):
+            if lam[i, j] != mu_hat[i, j]:
+                gain = divergence_scalar(mu_hat[i, j], lam[i, j], 0)
+                loss[i, j] = -scale * gain if math.isfinite(gain) else 0.0
+    _adahedge_weights(losses, gap, learner)
+    hedge = 0.0
+    for index in range(loss.size):
+        hedge += learner.flat[index] * loss.flat[index]
+    lowest = loss.min()
+    if gap <= 0.0:
+        mix = math.inf
+        for index in range(loss.size):
+            if learner.flat[index] > 0.0:
+                mix = min(mix, loss.flat[index])
+    else:
+        rate = math.log(loss.size) / gap
+        total = 0.0
+        for index in range(loss.size):
+            total += learner.flat[index] * math.exp(-rate * (loss.flat[index] - lowest))
+        mix = lowest - math.log(total) / rate
+    gap += max(hedge - mix, 0.0)
+    losses += loss
+    _adahedge_weights(losses, gap, learner)
+    return gap
+
+
+@njit(cache=True)
+def _lma_mix(learner, samples, played):
+    """Forced exploration: ``(1 - K eps) w + eps`` with ``eps = 1/(2 sqrt(K^2 + n))``."""
+    size = learner.size
+    eps = 0.5 / math.sqrt(size * size + samples)
+    for index in range(size):
+        played.flat[index] = (1.0 - size * eps) * learner.flat[index] + eps
+
+
+@njit(cache=True)
+def track(cumulated, counts):
+    """C-tracking: the pair whose count lags most behind the cumulated allocation."""
+    best = 0
+    best_lag = -math.inf
+    for index in range(counts.size):
+        lag = cumulated.flat[index] - counts.flat[index]
+        if lag > best_lag:
+            best, best_lag = index, lag
+    return best
+
+
+@njit(cache=True)
+def lma_glr_kernel(means, threshold, delta, keys, exponents, model, max_samples, single, row, two_rows, rate):
+    """LMA-GLR run to completion; returns ``(answer, samples, rounds, counts, stopped)``."""
+    n, m = means.shape
+    sums = np.zeros((n, m))
+    counts = np.zeros((n, m), dtype=np.int64)
+    for i in range(n):
+        for j in range(m):
+            sums[i, j] += draw(keys[i, j], 0, means[i, j], exponents[i, j], model)
+            counts[i, j] = 1
+    samples = n * m
+    rounds = 1
+    losses = np.zeros((n, m))
+    gap = 0.0
+    learner = np.full((n, m), 1.0 / (n * m))
+    played = learner.copy()
+    cumulated = np.ones((n, m))
+    last_update = samples
+    next_check = samples
+    while True:
+        if samples >= next_check:
+            mu_hat = sums / counts
+            answer = glr_decide(mu_hat, threshold, counts, single, row, two_rows)
+            if answer != CONTINUE:
+                return answer, samples, rounds, counts, True
+            if samples > last_update:
+                gap = lma_step(mu_hat, threshold, played, losses, gap, float(samples - last_update), learner)
+            _lma_mix(learner, samples, played)
+            last_update = samples
+            next_check = samples + max(1, int(samples * rate))
+        if samples + 1 > max_samples:
+            return NO_ANSWER, samples, rounds, counts, False
+        cumulated += played
+        index = track(cumulated, counts)
+        i, j = index // m, index % m
+        sums[i, j] += draw(keys[i, j], counts[i, j], means[i, j], exponents[i, j], model)
+        counts[i, j] += 1
+        samples += 1
+        rounds += 1
+
+
+class LMAGLR:
+    """LMA-GLR as a step-engine policy: one sample per round (see the module docstring)."""
+
+    name = "lma-glr"
+
+    def reset(self, n_arms: int, n_attributes: int) -> None:
+        shape = (n_arms, n_attributes)
+        self.losses = np.zeros(shape)
+        self.gap = 0.0
+        self.learner = np.full(shape, 1.0 / (n_arms * n_attributes))
+        self.played = self.learner.copy()
+        self.cumulated = np.ones(shape)
+        self.last_update = self.next_check = n_arms * n_attributes
+        self.levels: tuple[float, float, float] | None = None
+
+    def decide(self, state: RoundState) -> Decision:
+        n, m = state.counts.shape
+        if self.levels is None:
+            self.levels = glr_constants(n, m, state.delta)
+        samples = state.total_samples
+        if samples >= self.next_check:
+            mu_hat = state.means
+            answer = glr_decide(mu_hat, state.threshold, state.counts, *self.levels)
+            if answer != CONTINUE:
+                return Decision.stop(answer)
+            if samples > self.last_update:
+                self.gap = lma_step(mu_hat, state.threshold, self.played, self.losses, self.gap,
+                                     float(samples - self.last_update), self.learner)
+            _lma_mix(self.learner, samples, self.played)
+            self.last_update = samples
+            self.next_check = samples + max(1, int(samples * LMA_UPDATE_RATE))
+        self.cumulated += self.played
+        index = track(self.cumulated, state.counts)
+        pulls = np.zeros((n, m), dtype=bool)
+        pulls[index // m, index % m] = True
+        return Decision.sample(pulls)
+
+
+def _run_lma(instance, delta, keys, model, max_samples, options):
+    single, row, two_rows = glr_constants(instance.n_arms, instance.n_attributes, delta)
+    return run_result(*lma_glr_kernel(
+        instance.means, float(instance.threshold), float(delta), keys, reward_exponents(instance.means),
+        int(model), np.int64(max_samples), single, row, two_rows, LMA_UPDATE_RATE,
+    ))
+
+
+ALGORITHM = Algorithm(
+    name="lma-glr",
+    title="LMA-GLR (lazy mirror ascent tracking, GLR stopping)",
+    reference="beyond the paper: gbai.algorithms.lma_glr",
+    make_policy=LMAGLR,
+    run_fast=_run_lma,
+    modules=("algorithms/lma_glr.py", "thresholds.py", "lower_bounds/divergences.py", "lower_bounds/overtake.py",
+             "lower_bounds/alternatives.py"),
+)
