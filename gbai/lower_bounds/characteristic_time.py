@@ -24,7 +24,7 @@ from scipy.optimize import linprog, minimize
 from ..model import Instance, check_delta
 from .alternatives import alternative_values_kernel, alternatives_kernel, answer_kernel, is_kinf
 from .divergences import divergence_code, divergence_scalar, kl_bernoulli_scalar
-from .kinf import law_arrays
+from .reward_laws import law_arrays
 from .pairs import LAW, law_alternatives_kernel, pair_divergence
 from .structured import solve_structured
 
@@ -430,7 +430,7 @@ def characteristic_time(
         ``"bernoulli"`` (default), ``"gaussian"`` (variance 1/4) or ``"kinf"``:
         ``K_inf`` of each pair's reward law, the divergence of the lower bound for
         algorithms that are delta-correct for every law on [0, 1] (Agrawal, Juneja
-        & Glynn 2020; :mod:`~gbai.lower_bounds.kinf`). For Bernoulli laws it equals
+        & Glynn 2020; :mod:`~gbai.lower_bounds.reward_laws`). For Bernoulli laws it equals
         the Bernoulli divergence; for other laws ``T*_kinf <= T*_bernoulli``.
     method:
         ``"auto"`` (closed forms where they exist, else ``"structured"``),
@@ -443,7 +443,7 @@ def characteristic_time(
     laws:
         Only for ``"kinf"``: ``"beta"`` (default, the simulated
         ``Beta(1, 1/mu - 1)``), ``"bernoulli"`` or an N x M grid of
-        :class:`~gbai.lower_bounds.kinf.RewardLaw`.
+        :class:`~gbai.lower_bounds.reward_laws.RewardLaw`.
 
     Raises
     ------

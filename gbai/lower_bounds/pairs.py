@@ -13,7 +13,7 @@ alternatives need, for one arm-attribute pair with mean ``mu`` and divergence
 
 ``code`` selects the divergence (:data:`~gbai.lower_bounds.divergences.DIVERGENCES`
 plus :data:`LAW` for ``K_inf``); ``xs, xcs, ps`` are the pair's law (support,
-``1 - support``, probabilities, see :func:`~gbai.lower_bounds.kinf.law_arrays`),
+``1 - support``, probabilities, see :func:`~gbai.lower_bounds.reward_laws.law_arrays`),
 empty arrays for the parametric divergences.
 
 :func:`law_alternatives_kernel` evaluates every alternative of
@@ -35,7 +35,7 @@ import numpy as np
 from numba import njit
 
 from .divergences import BERNOULLI, GAUSSIAN, kl_bernoulli_complements
-from .kinf import kinf_kernel, kinf_level_up, kinf_point, law_mean
+from .reward_laws import kinf_kernel, kinf_level_up, kinf_point, law_mean
 from .overtake import _bernoulli_lower_root
 
 __all__ = ["LAW", "law_alternatives_kernel", "pair_divergence", "pair_level_up", "pair_lower", "pair_upper"]
