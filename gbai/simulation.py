@@ -33,7 +33,7 @@ from . import __version__
 from .algorithms import resolve
 from .engine import DEFAULT_MAX_SAMPLES, RunResult, StepEngine, check_max_samples
 from .instances import EXPERIMENTS, PAPER_DELTA
-from .lower_bounds import lower_bound_tstar
+from .lower_bounds.characteristic_time import matching_divergence, remembered_limit
 from .model import INFEASIBLE, Instance, check_delta
 from .rewards import pair_keys, reward_code, seed_sequence
 
@@ -464,37 +464,14 @@ def sweep_experiment(
                           "H_id": instance.hardness_index(),
                           "H_id_feasible_competitor": instance.hardness_index(competitor="feasible"),
                           "limit_divergence": divergence,
-                          "T_star_kl": _limit(instance, delta, divergence),
-                          "T_star_kl_bernoulli": _limit(instance, delta, "bernoulli")})
+                          "T_star_kl": remembered_limit(instance, delta, divergence),
+                          "T_star_kl_bernoulli": remembered_limit(instance, delta, "bernoulli")})
     table = sweep(instances, algorithms, n_runs=n_runs, delta=delta, seed=seed, **options)
     summary = summarize(table).merge(pd.DataFrame(facts), on="instance", how="left")
     summary["ratio_to_T_star_kl"] = summary["mean_samples"] / summary["T_star_kl"]
     first = ["experiment", "x", "size", "H_id", "algorithm"]
     summary = summary[first + [column for column in summary.columns if column not in first]]
     return table, summary
-
-
-def matching_divergence(reward: str) -> str:
-    """The divergence of the lower bound that matches a reward model.
-
-    Our algorithms are delta-correct for every reward law on [0, 1], so the limit
-    for a run is ``T*`` with ``K_inf`` of the laws it draws (Agrawal, Juneja & Glynn
-    2020): ``"kinf"`` (of ``Beta(1, 1/mu - 1)``) for ``"beta"``, and the Bernoulli
-    divergence, which is ``K_inf`` of Bernoulli laws, for ``"bernoulli"``.
-    """
-    reward_code(reward)  # validates the name
-    return "kinf" if reward == "beta" else "bernoulli"
-
-
-_LIMITS: dict = {}
-
-
-def _limit(instance: Instance, delta: float, divergence: str) -> float:
-    """:func:`lower_bound_tstar`, remembered per process (K_inf takes about a second)."""
-    key = (instance.means.tobytes(), instance.means.shape, instance.threshold, delta, divergence)
-    if key not in _LIMITS:
-        _LIMITS[key] = lower_bound_tstar(instance, delta, divergence)
-    return _LIMITS[key]
 
 
 def paired_comparison(table: pd.DataFrame, reference: str, others: Sequence[str]) -> pd.DataFrame:

@@ -36,7 +36,7 @@ from numba import njit
 
 from .divergences import BERNOULLI, GAUSSIAN, kl_bernoulli_complements
 from .reward_laws import kinf_kernel, kinf_level_up, kinf_point, law_mean
-from .overtake import _bernoulli_lower_root
+from .overtake import bernoulli_lower_root
 
 __all__ = ["LAW", "law_alternatives_kernel", "pair_divergence", "pair_level_up", "pair_lower", "pair_upper"]
 
@@ -58,7 +58,7 @@ def pair_divergence(code, mu, xs, xcs, ps, q):
 def pair_lower(code, mu, xs, xcs, ps, w, eta):
     """``(x, d(mu, x), dx/deta)`` for ``x = argmin_{x <= mu} w d(mu, x) + eta x``; w, eta > 0."""
     if code == BERNOULLI:
-        x, x_c, dx = _bernoulli_lower_root(mu, 1.0 - mu, w, eta)
+        x, x_c, dx = bernoulli_lower_root(mu, 1.0 - mu, w, eta)
         return x, kl_bernoulli_complements(mu, 1.0 - mu, x, x_c), dx
     if code == GAUSSIAN:
         x = mu - eta / (4.0 * w)
@@ -73,7 +73,7 @@ def pair_lower(code, mu, xs, xcs, ps, w, eta):
 def pair_upper(code, mu, xs, xcs, ps, w, eta, threshold):
     """``(y, d(mu, y))`` for ``y = max(th, argmin_{y >= mu} w d(mu, y) - eta y)``; w, eta > 0."""
     if code == BERNOULLI:
-        y_c, y, _ = _bernoulli_lower_root(1.0 - mu, mu, w, eta)
+        y_c, y, _ = bernoulli_lower_root(1.0 - mu, mu, w, eta)
         if y < threshold:
             return threshold, kl_bernoulli_complements(mu, 1.0 - mu, threshold, 1.0 - threshold)
         return y, kl_bernoulli_complements(mu, 1.0 - mu, y, y_c)
