@@ -135,8 +135,9 @@ def _paper_instances():
                 yield paper_instance(name, x, size)
 
 
-# Certified values of the previous (SLSQP + LP) solver, on three paper instances
-# with their certified gaps; the full comparison over the 47 runs below.
+# On all 47 paper instances: the structured solver agrees with the previous
+# (SLSQP + LP) solver within the sum of their certified gaps, and the K_inf limit,
+# also certified, lies below the Bernoulli one.
 @pytest.mark.parametrize("instance", list(_paper_instances()), ids=lambda i: i.label)
 def test_structured_agrees_with_previous_solver_and_kinf_is_smaller(instance):
     new = characteristic_time(instance)
