@@ -5,7 +5,9 @@ same seeds in both engines, checks that the runs agree, and prints samples per
 second for the fast engine, for the step engine and their ratio. It measures one
 core: the runs are played one after the other in this process. With
 ``--lower-bounds`` it also times the best response and the characteristic time
-(:func:`benchmark_lower_bounds`).
+(:func:`benchmark_lower_bounds`); with ``--scaling`` it times the certified
+characteristic time on random instances from 5 x 5 to 500 x 20
+(:func:`benchmark_scaling`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import numpy as np
 from numba import njit
 
 from .instances import EXPERIMENTS, paper_instance
+from .model import Instance
 from .lower_bounds.alternatives import alternative_values_kernel, best_response, best_response_kernel
 from .lower_bounds.characteristic_time import characteristic_time
 from .lower_bounds.divergences import kl_bernoulli_scalar
@@ -168,6 +171,44 @@ def _alternatives_loop(means, threshold, weights, code, loops):
     return total
 
 
+#: Sizes (N, M) of the scaling benchmark: N M from 25 to 10^4.
+SCALING_SIZES = ((5, 5), (10, 5), (20, 5), (50, 10), (100, 10), (200, 10), (200, 20), (500, 20))
+
+
+def benchmark_scaling(sizes=SCALING_SIZES, seed: int = 0, divergence: str = "bernoulli",
+                      verbose: bool = True) -> dict:
+    """Time the certified ``T*`` on random instances, one per size, and fit the scaling.
+
+    Means are uniform in [0.35, 0.9] and the threshold is 0.4 (issue 11's user
+    instance). Each size is solved once after a warm-up solve of the smallest one
+    (numba compilation). Returns the rows and the least-squares exponent ``k`` of
+    ``time ~ (N M)^k`` over the sizes that took more than 10 ms.
+    """
+    rng = np.random.default_rng(seed)
+    characteristic_time(Instance(rng.uniform(0.35, 0.9, size=(3, 3)), 0.4), divergence)  # compile
+    rows = []
+    if verbose:
+        print(f"{'N x M':>9} {'N*M':>6} {'T*':>12} {'gap':>9} {'iters':>5} {'seconds':>8}")
+    for n, m in sizes:
+        instance = Instance(rng.uniform(0.35, 0.9, size=(n, m)), 0.4)
+        start = time.perf_counter()
+        result = characteristic_time(instance, divergence)
+        elapsed = time.perf_counter() - start
+        rows.append({"N": n, "M": m, "T_star": result.T_star, "gap": result.gap,
+                     "iterations": result.iterations, "seconds": elapsed})
+        if verbose:
+            print(f"{f'{n} x {m}':>9} {n * m:>6} {result.T_star:>12.2f} {result.gap:>9.1e} "
+                  f"{result.iterations:>5} {elapsed:>8.3f}", flush=True)
+    timed = [row for row in rows if row["seconds"] > 0.01]
+    exponent = float("nan")
+    if len(timed) >= 2:
+        exponent = float(np.polyfit(np.log([r["N"] * r["M"] for r in timed]),
+                                    np.log([r["seconds"] for r in timed]), 1)[0])
+    if verbose:
+        print(f"fitted exponent: time ~ (N M)^{exponent:.2f}")
+    return {"rows": rows, "exponent": exponent}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="gbai benchmark", description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=2, help="seeds per workload (default 2)")
@@ -176,7 +217,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="also time the algorithms of notebook 9 against CSS-LUCB")
     parser.add_argument("--lower-bounds", action="store_true",
                         help="also time the best response and the characteristic time")
+    parser.add_argument("--scaling", action="store_true",
+                        help="only time the certified T* on random instances from 5 x 5 to 500 x 20")
     args = parser.parse_args(argv)
+    if args.scaling:
+        benchmark_scaling()
+        return 0
     if args.runs < 1 or args.fast_repeat < 1:
         parser.error("--runs and --fast-repeat must be positive")
     print(f"{'workload':<32} {'mean samples':>13} {'fast [samples/s]':>17} {'step [samples/s]':>17} {'ratio':>7}  agree")

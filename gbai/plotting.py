@@ -117,13 +117,26 @@ def plot_instance(instance, ax=None, title: str | None = None):
     return fig, ax
 
 
+_LIMIT_NAMES = {"kinf": "K_inf of the Beta rewards", "bernoulli": "Bernoulli kl"}
+
+
+def _limit_label(summary: pd.DataFrame, reference: str) -> str:
+    """``T*(μ)·kl(δ, 1−δ)``, with the divergence of ``T*`` when the summary names it."""
+    divergences = set(summary.get("limit_divergence", pd.Series(dtype=object)).dropna())
+    if reference == "T_star_kl" and len(divergences) == 1:
+        return f"limit T*(μ)·kl(δ, 1−δ), {_LIMIT_NAMES.get(divergences.pop(), '')}"
+    if reference == "T_star_kl_bernoulli":
+        return "T*(μ)·kl(δ, 1−δ), Bernoulli kl"
+    return "T*(μ)·kl(δ, 1−δ)"
+
+
 def plot_sample_complexity(
     summary: pd.DataFrame,
     x: str = "H_id",
     ax=None,
     algorithms: Sequence[str] | None = None,
     reference: str | None = None,
-    reference_label: str = "T*(μ)·kl(δ, 1−δ)",
+    reference_label: str | None = None,
     logy: bool = True,
     title: str | None = None,
     group: str = "algorithm",
@@ -135,6 +148,8 @@ def plot_sample_complexity(
     and ``ci95_high`` (as returned by :func:`gbai.simulation.summarize` plus an ``x``
     column). ``reference`` names an optional column drawn as a dotted black line, e.g.
     the lower bound ``T*·kl`` (one per group when ``group`` is not the algorithm).
+    Its default label names the divergence of the limit when the summary has the
+    ``limit_divergence`` column of :func:`gbai.simulation.run_experiment`.
     ``group`` selects the column that separates the lines; ``group_label`` prefixes
     its values in the legend (e.g. ``"N = "``).
     """
@@ -149,6 +164,8 @@ def plot_sample_complexity(
         ax.errorbar(rows[x], rows["mean_samples"], yerr=error, color=style["color"], marker=style["marker"],
                     markersize=5, capsize=3, label=style["label"])
     if reference is not None:
+        if reference_label is None:
+            reference_label = _limit_label(summary, reference)
         parts = [summary] if group == "algorithm" else [rows for _, rows in summary.groupby(group, sort=False)]
         for index, rows in enumerate(parts):
             rows = rows.drop_duplicates(x).sort_values(x)

@@ -33,7 +33,7 @@ from . import __version__
 from .algorithms import resolve
 from .engine import DEFAULT_MAX_SAMPLES, RunResult, StepEngine, check_max_samples
 from .instances import PAPER_DELTA, get_experiment
-from .lower_bounds import lower_bound_tstar
+from .lower_bounds.characteristic_time import matching_divergence, remembered_limit
 from .model import CRASHED, INFEASIBLE, Instance, check_delta
 from .rewards import pair_keys, reward_code, seed_sequence
 
@@ -455,15 +455,20 @@ def sweep_experiment(
     has one row per (instance, algorithm) with the columns of :func:`summarize`
     plus ``experiment``, ``x``, ``size``, ``n_arms``, ``n_attributes``, ``H_id``,
     ``H_id_feasible_competitor`` (the variant of :meth:`gbai.Instance.hardness_terms`),
-    ``T_star_kl`` (the bound ``T*(mu) kl(delta, 1 - delta)`` with the Bernoulli
-    divergence, :func:`gbai.lower_bounds.lower_bound_tstar`) and
-    ``ratio_to_T_star_kl`` (mean samples over that bound).
+    ``T_star_kl`` (the bound ``T*(mu) kl(delta, 1 - delta)`` of
+    :func:`gbai.lower_bounds.lower_bound_tstar` for the reward model of the runs:
+    the ``K_inf`` divergence of the simulated laws for ``reward="beta"``, the
+    Bernoulli divergence for ``reward="bernoulli"``; named in ``limit_divergence``),
+    ``T_star_kl_bernoulli`` (the Bernoulli bound, for comparison) and
+    ``ratio_to_T_star_kl`` (mean samples over the matching bound).
     """
     experiment = get_experiment(name)
     xs = list(experiment.x_grid if x_values is None else x_values)
     if not xs:
         raise ValueError(f"experiment {name!r} has no x grid to sweep")
     size_list = list(sizes) if sizes is not None else (list(experiment.sizes) or [None])
+    reward = options.get("reward", "beta")
+    divergence = matching_divergence(reward)
     instances: dict[str, Instance] = {}
     facts = []
     for size in size_list:
@@ -474,7 +479,9 @@ def sweep_experiment(
                           "n_arms": instance.n_arms, "n_attributes": instance.n_attributes,
                           "H_id": instance.hardness_index(),
                           "H_id_feasible_competitor": instance.hardness_index(competitor="feasible"),
-                          "T_star_kl": lower_bound_tstar(instance, delta)})
+                          "limit_divergence": divergence,
+                          "T_star_kl": remembered_limit(instance, delta, divergence),
+                          "T_star_kl_bernoulli": remembered_limit(instance, delta, "bernoulli")})
     table = sweep(instances, algorithms, n_runs=n_runs, delta=delta, seed=seed, **options)
     summary = summarize(table).merge(pd.DataFrame(facts), on="instance", how="left")
     summary["ratio_to_T_star_kl"] = summary["mean_samples"] / summary["T_star_kl"]

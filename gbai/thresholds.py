@@ -7,7 +7,7 @@ Two results are implemented, both valid for *any* rewards in [0, 1]:
    Theorem 1 and the boundary of their eq. (10)). If ``S_t`` is sub-psi with
    variance process ``V_t`` (sub-Gaussian when ``c = 0``), then for ``eta > 1``,
    ``s > 1``, ``m > 0`` and ``alpha`` in (0, 1),
-   ``P(exists t: V_t >= m and S_t >= u(V_t)) <= alpha`` with
+   ``P(exists t: S_t >= u(max(V_t, m))) <= alpha`` with
 
        u(v)   = sqrt(k1^2 v l(v) + (k2 c l(v))^2) + k2 c l(v),
        l(v)   = s ln ln(eta v / m) + ln( zeta(s) / (alpha (ln eta)^s) ),
@@ -17,8 +17,12 @@ Two results are implemented, both valid for *any* rewards in [0, 1]:
    ``1.7 sqrt(V (ln ln(2V) + 0.72 ln(5.2/alpha)))``). Rewards in [0, 1] with mean
    ``mu`` give a sub-Gaussian sum ``S_T = sum (X_k - mu)`` with ``V_T = T/4``
    (Hoeffding's lemma); the average of ``M`` independent attributes, each in
-   [0, 1], is sub-Gaussian with ``V_T = T/(4M)``. Taking ``m`` equal to one
-   observation's variance makes the bound hold from the first sample on.
+   [0, 1], is sub-Gaussian with ``V_T = T/(4M)``. The boundary is evaluated at
+   ``max(V_t, m)``, the form of Howard et al.'s Theorem 1, so it holds from the
+   first sample on, whatever ``m``: while ``V_t < m`` it is held at ``u(m)``
+   (:func:`stitched`). We take ``m`` equal to one observation's variance for the
+   sub-Gaussian bound; the empirical-Bernstein bound of CSS-LUCB+ uses a larger
+   ``m`` (``gbai.algorithms.css_lucb_plus.BERNSTEIN_V_MIN``).
 
 2. **Mixture martingales for sums of KL terms** (Kaufmann & Koolen 2021, "Mixture
    martingales revisited with applications to sequential tests and confidence
@@ -88,7 +92,8 @@ def stitched_boundary(
 ) -> float:
     """Howard et al.'s polynomial-stitched boundary ``u(v)`` (eq. (10)) with crossing probability ``alpha``.
 
-    Valid for ``v >= v_min``; below it the value at ``v_min`` is returned.
+    Returns ``u(max(v, v_min))``, the boundary of Howard et al.'s Theorem 1, which
+    holds at every time (not only once ``v >= v_min``).
     """
     if v_min <= 0.0 or c < 0.0 or s <= 1.0 or eta <= 1.0:
         raise ValueError("need v_min > 0, c >= 0, s > 1 and eta > 1")

@@ -93,9 +93,10 @@ print(f"Largest error rate among the runs that stopped: {summary['error_rate'].m
 # certifying the best arm's attribute 0 against the threshold, and CSS-LUCB
 # concentrates its samples on the leader and one competitor, while both baselines
 # keep sampling every active arm. No run made an error; all three algorithms use
-# the paper's very conservative radius. Every algorithm is still one to two
-# orders of magnitude above the limit $T^\star\mathrm{kl}(\delta, 1-\delta)$;
-# notebook 9 closes most of that gap.
+# the paper's very conservative radius. Every algorithm is still two to three
+# orders of magnitude above the limit $T^\star\mathrm{kl}(\delta, 1-\delta)$ for
+# these Beta rewards ($K_{\inf}$ divergence, notebook 2); notebook 9 closes most
+# of that gap.
 #
 # ## Exercises
 #

@@ -14,7 +14,9 @@ switches, each removing one source of waste:
   (:func:`gbai.thresholds.stitched_radius`, variance proxy 1/4 per reward), which
   grows like ``ln ln T`` instead of ``ln t^4``; ``"bernstein"`` (default) takes the
   smaller of that radius and their empirical-Bernstein boundary (Theorem 4 with
-  the stitched boundary of eq. (10), scale 1 for rewards in [0, 1], predictable
+  the stitched boundary of eq. (10) evaluated at ``max(V_t, m)``, the form of
+  their Theorem 1, which holds from the first sample on; scale 1 for rewards in
+  [0, 1], predictable
   centre ``(1/2 + sum of earlier rewards)/k``), which adapts to the variance: the
   Beta rewards of the experiments vary five to ten times less than 1/4. The error
   probability ``delta`` goes 1/4 to the ``NM`` pair intervals and 3/4 to the ``N``
@@ -83,9 +85,10 @@ _CONFIDENCE_CODES = {"paper": _PAPER, "anytime": _ANYTIME, "bernstein": _BERNSTE
 # holds for any fixed values. They were chosen by trying a few values (v_min in 1, 4,
 # 10, 20, 30, 100; the two shares in 0.05-0.5 and 0.5-0.9) on six paper instances with
 # seed 7, which is not the seed of the reported experiments.
-#: Intrinsic time ``m`` of eq. (10) for the empirical-Bernstein boundary: below an
-#: empirical variance process of 20 the boundary is held at its value at 20; the
-#: Hoeffding bound covers that early phase.
+#: Intrinsic time ``m`` of eq. (10) for the empirical-Bernstein boundary. The
+#: boundary is used at ``u(max(V_t, m))`` (Howard et al. 2021, Theorem 1), valid from
+#: the first sample: below an empirical variance process of 20 it is held at its
+#: value at 20, which is loose there, and the Hoeffding bound is then the tighter.
 BERNSTEIN_V_MIN = 20.0
 #: In ``confidence="bernstein"`` mode, the share of an interval's error probability
 #: given to the Hoeffding bound; the rest goes to the empirical-Bernstein bound.

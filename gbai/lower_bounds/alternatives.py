@@ -50,7 +50,9 @@ from numba import njit
 
 from ..model import MEAN_TOLERANCE, Instance
 from .divergences import divergence_code, divergence_scalar
+from .reward_laws import law_arrays
 from .overtake import overtake_cost
+from .pairs import law_alternatives_kernel
 
 __all__ = [
     "KIND_BECOME_FEASIBLE",
@@ -303,7 +305,24 @@ class BestResponse:
     attribute: int | None
 
 
-def best_response(means, threshold, weights, divergence: str = "bernoulli") -> BestResponse:
+def _law_best_response(means, th, w, laws):
+    """:func:`best_response` with ``K_inf`` divergences (the kernel of :mod:`.pairs`)."""
+    a, tie = answer_kernel(means, th)
+    if tie >= 0:
+        return BestResponse(0.0, means.copy(), KIND_NAMES[KIND_TIE], (int(a), int(tie)), None)
+    kinds, arms, attrs, values, lams = law_alternatives_kernel(means, th, w, *law_arrays(means, laws), a)
+    k = int(np.argmin(values))
+    kind = int(kinds[k])
+    if kind == KIND_BEST_INFEASIBLE:
+        return BestResponse(float(values[k]), lams[k], KIND_NAMES[kind], (int(a),), int(attrs[k]))
+    if kind == KIND_BECOME_FEASIBLE:
+        return BestResponse(float(values[k]), lams[k], KIND_NAMES[kind], (int(arms[k]),), None)
+    return BestResponse(float(values[k]), lams[k], KIND_NAMES[kind], (int(a), int(arms[k])), None)
+
+
+def best_response(
+    means, threshold, weights, divergence: str = "bernoulli", *, laws="beta"
+) -> BestResponse:
     """The best response (most confusing alternative) at ``weights``.
 
     Parameters
@@ -316,7 +335,11 @@ def best_response(means, threshold, weights, divergence: str = "bernoulli") -> B
         Non-negative N x M weights. They need not sum to 1: with sample counts and
         empirical means the value is the GLR statistic of the empirical answer.
     divergence:
-        ``"bernoulli"`` (default) or ``"gaussian"`` (variance 1/4).
+        ``"bernoulli"`` (default), ``"gaussian"`` (variance 1/4) or ``"kinf"``
+        (``K_inf`` of each pair's reward law, :mod:`~gbai.lower_bounds.reward_laws`).
+    laws:
+        Only for ``"kinf"``: ``"beta"`` (default, the simulated ``Beta(1, 1/mu - 1)``),
+        ``"bernoulli"`` or an N x M grid of :class:`~gbai.lower_bounds.reward_laws.RewardLaw`.
 
     Returns
     -------
@@ -330,6 +353,8 @@ def best_response(means, threshold, weights, divergence: str = "bernoulli") -> B
     ValueError
         For malformed means, threshold or weights, or an unknown divergence.
     """
+    if is_kinf(divergence):
+        return _law_best_response(*_check_problem(means, threshold, weights), laws)
     code = divergence_code(divergence)
     means_arr, th, w = _check_problem(means, threshold, weights)
     value, lam, kind, arm_b, attr_j = best_response_kernel(means_arr, th, w, code)
@@ -347,7 +372,14 @@ def best_response(means, threshold, weights, divergence: str = "bernoulli") -> B
     return BestResponse(float(value), lam, KIND_NAMES[kind], arms, attribute)
 
 
-def alternative_values(means, threshold, weights, divergence: str = "bernoulli") -> dict:
+def is_kinf(divergence) -> bool:
+    """True for the name of the ``K_inf`` divergence (``"kinf"``, any case)."""
+    return isinstance(divergence, str) and divergence.lower() == "kinf"
+
+
+def alternative_values(
+    means, threshold, weights, divergence: str = "bernoulli", *, laws="beta"
+) -> dict:
     """The cost of every alternative separately, as columns of equal length.
 
     Returns a dict of 1-D arrays, ready for ``pandas.DataFrame``: ``kind`` (names from
@@ -357,10 +389,14 @@ def alternative_values(means, threshold, weights, divergence: str = "bernoulli")
     for each other arm in index order (a (B) row for an arm tied with the answer has
     value 0); for an infeasible ``mu``, (C) for each arm. The minimum of ``value``
     is :func:`best_response`'s value except for a tie, where the latter is 0.
+    ``divergence`` and ``laws`` are as in :func:`best_response`.
     """
-    code = divergence_code(divergence)
     means_arr, th, w = _check_problem(means, threshold, weights)
-    kinds, arms, attrs, values = alternative_values_kernel(means_arr, th, w, code)
+    if is_kinf(divergence):
+        a, _ = answer_kernel(means_arr, th)
+        kinds, arms, attrs, values, _ = law_alternatives_kernel(means_arr, th, w, *law_arrays(means_arr, laws), a)
+    else:
+        kinds, arms, attrs, values = alternative_values_kernel(means_arr, th, w, divergence_code(divergence))
     return {
         "kind": np.array([KIND_NAMES[k] for k in kinds]),
         "arm": arms,

@@ -1,10 +1,13 @@
 """The divergences of the lower bounds: Bernoulli KL and Gaussian KL (variance 1/4).
 
-of the paper's appendix. It is also valid for any rewards in [0, 1]: a
-distribution on [0, 1] with mean ``p`` has, for every ``q`` in (0, 1), a
-distribution on [0, 1] with mean ``q`` at KL divergence at most ``kl(p, q)`` from it,
-so the Bernoulli ``T*`` is at most that of the model of all [0, 1]-valued rewards.
-Alternatives then stay in [0, 1].
+``"bernoulli"`` (default) is the Bernoulli KL divergence, the model of the paper's
+appendix. Its ``T*`` is the limit for Bernoulli rewards. For other rewards in
+[0, 1] it is *not* a lower bound: an algorithm that is delta-correct for every law
+on [0, 1] faces the divergence ``K_inf`` of the actual laws
+(:mod:`~gbai.lower_bounds.reward_laws`), and ``K_inf(nu, q) >= kl(mean(nu), q)`` for every
+law ``nu`` on [0, 1] (the Bernoulli law is the hardest one with a given mean),
+so ``T*_Kinf <= T*_Bernoulli``: the Bernoulli ``T*`` is the largest limit over the
+reward laws with the given means. Alternatives stay in [0, 1].
 ``"gaussian"`` is the KL divergence of Gaussians with variance 1/4,
 ``d(p, q) = 2 (p - q)^2``; Gaussian means range over the whole real line, so the
 alternatives are not confined to [0, 1] in that case.

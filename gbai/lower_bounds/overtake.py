@@ -300,3 +300,7 @@ def overtake_cost(means, threshold, weights, a, b, code, x, y):
         cost += _pair_cost(means[a, j], xj, xj_c, weights[a, j], code)
         cost += _pair_cost(means[b, j], yj, yj_c, weights[b, j], code)
     return cost
+
+
+#: Public name of the Bernoulli root, shared with :mod:`~gbai.lower_bounds.pairs`.
+bernoulli_lower_root = _bernoulli_lower_root
