@@ -180,6 +180,20 @@ def _pair_rate(mean, threshold):
 
 
 @njit(cache=True)
+def _paired_variance(paired, paired_sum, paired_square, b, m):
+    """Variance estimate of ``D`` with one pseudo-observation at its bound ``1/(2M)``.
+
+    The bound holds for any [0, 1] rewards (each arm-round average has variance at
+    most ``1/(4M)``); the pseudo-observation keeps the first rounds, whose empirical
+    variance is often 0, from promising an arm test that is nearly done.
+    """
+    count = paired[b]
+    average = paired_sum[b] / count
+    spread = max(paired_square[b] - count * average * average, 0.0)
+    return (spread + 0.5 / m) / (count + 1)
+
+
+@njit(cache=True)
 def betting_decide(sums, counts, above_value, below_value, rho, rounds, arm_count, memory, paired, paired_log,
                    paired_sum, paired_square, arm_value, threshold, level, use_arm_test, pulls):
     """The stopping rule and the sampling rule of one round (see the module docstring).
@@ -240,7 +254,7 @@ def betting_decide(sums, counts, above_value, below_value, rho, rounds, arm_coun
             if paired[b] >= 1:
                 average = paired_sum[b] / paired[b]
                 if average > 0.0:
-                    variance = max(paired_square[b] / paired[b] - average * average, 0.01 / m)
+                    variance = _paired_variance(paired, paired_sum, paired_square, b, m)
                     score = max(score, paired[b] * average * average / (2.0 * variance))
         arm_samples = 0
         for j in range(m):
@@ -268,8 +282,7 @@ def betting_decide(sums, counts, above_value, below_value, rho, rounds, arm_coun
     if use_arm_test and answer >= 0 and paired[b] >= 1:
         average = paired_sum[b] / paired[b]
         if average > 0.0:
-            variance = paired_square[b] / paired[b] - average * average
-            variance = max(variance, 0.01 / m)
+            variance = _paired_variance(paired, paired_sum, paired_square, b, m)
             rate = average * average / (2.0 * variance)
             per_round = m if arm_count[answer] != arm_count[b] else 2 * m
             arm_cost = (level - arm_value[b]) / rate * per_round
