@@ -25,6 +25,7 @@ __version__ = "0.1.0"
 
 from .algorithms import ALGORITHMS, PAPER_ALGORITHMS, Algorithm, get_algorithm, resolve
 from .algorithms.action_elimination import ActionElimination
+from .algorithms.betting import BettingGBAI
 from .algorithms.css_lucb import CSSLUCB
 from .algorithms.css_lucb_plus import CSSLUCBPlus
 from .algorithms.feasibility_then_bai import FeasibilityThenBAI
@@ -72,6 +73,7 @@ from .simulation import (
 __all__ = [
     "ALGORITHMS",
     "BestResponse",
+    "BettingGBAI",
     "CSSLUCBPlus",
     "LMAGLR",
     "CharacteristicTime",

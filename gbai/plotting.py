@@ -32,6 +32,7 @@ ALGORITHM_STYLES = {
     "feasibility-then-bai": {"color": "#2ca02c", "marker": "^", "label": "Feasibility then BAI"},
     "css-lucb-plus": {"color": "#9467bd", "marker": "D", "label": "CSS-LUCB+"},
     "lma-glr": {"color": "#ff7f0e", "marker": "v", "label": "LMA-GLR"},
+    "betting": {"color": "#17becf", "marker": "P", "label": "Betting-GBAI"},
 }
 _FALLBACK_COLORS = ["#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#ff7f0e"]
 

@@ -190,3 +190,27 @@ def test_a_fresh_css_lucb_decides_without_a_reset():
         assert fresh.stops == used.stops and fresh.answer == used.answer
         assert (fresh.pulls == used.pulls).all()
         engine.step()
+
+
+@pytest.mark.parametrize(("spec", "reward"), [("betting", "beta"), ("betting", "bernoulli"),
+                                              ("betting:arm_test=none", "bernoulli")])
+def test_betting_engines_agree_exactly(spec, reward):
+    # Betting-GBAI keeps growable arm-round buffers and switches leaders: both engines
+    # must still give the same run on every instance (including the single-arm and
+    # single-attribute ones) and exercise both kinds of answers.
+    covered = set()
+    for name, instance in AGREEMENT_INSTANCES.items():
+        for seed in range(2):
+            kwargs = dict(delta=0.2, seed=seed, reward=reward, max_samples=20_000)
+            fast = gbai.run(instance, spec, engine="fast", **kwargs)
+            step = gbai.run(instance, spec, engine="step", **kwargs)
+            assert fast.same_outcome(step), f"{spec}/{reward} on {name}, seed {seed}: {fast} vs {step}"
+            covered.add("infeasible" if fast.answer == INFEASIBLE else "arm" if fast.stopped else "budget")
+    assert {"infeasible", "arm"} <= covered
+
+
+@pytest.mark.parametrize("engine", ["fast", "step"])
+def test_betting_unresolvable_instance_hits_the_budget(engine):
+    instance = Instance([[0.3, 0.9], [0.2, 0.2]], 0.3)
+    result = gbai.run(instance, "betting", seed=5, max_samples=20_000, engine=engine)
+    assert not result.stopped and result.answer == NO_ANSWER and result.samples <= 20_000

@@ -15,7 +15,7 @@ checks it and returns its canonical form.
 
 from __future__ import annotations
 
-from . import action_elimination, css_lucb, css_lucb_plus, feasibility_then_bai, lma_glr
+from . import action_elimination, betting, css_lucb, css_lucb_plus, feasibility_then_bai, lma_glr
 from .base import Algorithm, Resolved, lookup, parse_spec
 
 __all__ = ["ALGORITHMS", "Algorithm", "PAPER_ALGORITHMS", "Resolved", "get_algorithm", "resolve"]
@@ -27,6 +27,7 @@ ALGORITHMS: dict[str, Algorithm] = {
     "feasibility-then-bai": feasibility_then_bai.ALGORITHM,
     "css-lucb-plus": css_lucb_plus.ALGORITHM,
     "lma-glr": lma_glr.ALGORITHM,
+    "betting": betting.ALGORITHM,
 }
 
 #: The algorithms the paper compares (Figure 1).
