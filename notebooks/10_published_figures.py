@@ -355,3 +355,65 @@ for point in POINTS:
 #   (1 to 4% and 9 to 11% more samples than the baselines), as the text's versions
 #   do; in experiment 1 it still beats Feasibility-then-BAI (0.94 times its
 #   samples). The published advantage is the baselines' wider radius.
+
+# %% [markdown]
+# ## Exercises
+#
+# **Exercise 1.** Using `verdicts`, count the published points of Figure 1b that
+# the as-run settings reproduce, and store the count in `reproduced_fig1b`.
+
+# %% nbgrader={"grade": false, "grade_id": "nb10_ex1_solution", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+### BEGIN SOLUTION
+reproduced_fig1b = int(((verdicts["figure"] == "fig1b") & (verdicts["verdict"] == "reproduced")).sum())
+### END SOLUTION
+
+# %% nbgrader={"grade": true, "grade_id": "nb10_ex1_test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+fig1b_verdicts = verdicts.loc[verdicts["figure"] == "fig1b", "verdict"]
+assert reproduced_fig1b == (fig1b_verdicts == "reproduced").sum()
+print(f"Exercise 1: correct, {reproduced_fig1b} of {len(fig1b_verdicts)} points of Figure 1b reproduce")
+
+# %% [markdown]
+# **Exercise 2.** The two radii of the counterfactual, for a pair sampled $T = 100$
+# times on Figure 1b's instance ($N = M = 5$) after 50,000 samples in all: the
+# authors' Action Elimination radius $\sqrt{2\ln(2N(\pi^2/6)T^2/\delta)/T}$ with
+# their $\delta = 0.2$, and their CSS-LUCB radius
+# $\sqrt{\ln(N(M+1)t^3/(2\delta))/(2T)}$ with $t$ = samples so far + 1 and
+# $\delta = 0.1$. Store the ratio of the squared radii (Action Elimination over
+# CSS-LUCB) in `squared_radius_ratio`. Samples scale with the squared radius: does
+# the ratio alone explain the factor of 2.2 to 2.3 the staircase measures for the
+# radius switch?
+
+# %% nbgrader={"grade": false, "grade_id": "nb10_ex2_solution", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+### BEGIN SOLUTION
+N, M, T, t = 5, 5, 100, 50_000 + 1
+ae_squared = 2 * np.log(2 * N * (np.pi ** 2 / 6) * T ** 2 / 0.2) / T
+css_squared = np.log(N * (M + 1) * t ** 3 / (2 * 0.1)) / (2 * T)
+squared_radius_ratio = ae_squared / css_squared
+### END SOLUTION
+
+# %% nbgrader={"grade": true, "grade_id": "nb10_ex2_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+expected = (2 * np.log(10 * np.pi ** 2 / 6 * 1e4 / 0.2) / 100) / (np.log(30 * 50_001.0 ** 3 / 0.2) / 200)
+assert abs(squared_radius_ratio - expected) < 1e-9 * expected
+print(f"Exercise 2: correct, the baselines' squared radius is {squared_radius_ratio:.2f} times CSS-LUCB's")
+
+# %% [markdown]
+# **Exercise 3.** Measure the radius switch alone: on Figure 1b's instance at
+# $x = 0.5$, run `ae` and `ae:radius=authors` on the same five seeds
+# (`gbai.run_seed(seed, r)` for `r` in `range(5)`) and store the ratio of their
+# mean samples (with the authors' radius over without) in `radius_factor`.
+
+# %% nbgrader={"grade": false, "grade_id": "nb10_ex3_solution", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+### BEGIN SOLUTION
+instance_1b = families["fig1b"].instance(0.5)
+text_samples = [gbai.run(instance_1b, "ae", delta=delta, seed=gbai.run_seed(seed, r)).samples for r in range(5)]
+wide_samples = [gbai.run(instance_1b, "ae:radius=authors", delta=delta, seed=gbai.run_seed(seed, r)).samples
+                for r in range(5)]
+radius_factor = np.mean(wide_samples) / np.mean(text_samples)
+### END SOLUTION
+
+# %% nbgrader={"grade": true, "grade_id": "nb10_ex3_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# The staircase measured this factor at 2.2-2.3. One run's count varies by 2-6%
+# around its mean, so a ratio of two 5-run means lies within a few per cent of it;
+# the bounds below are ten standard errors wide and still exclude "no effect" (1).
+assert 1.8 < radius_factor < 2.8
+print(f"Exercise 3: correct, the authors' radius alone multiplies AE's samples by {radius_factor:.2f}")
