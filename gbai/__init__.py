@@ -58,17 +58,9 @@ from .instances import (
 from .model import CRASHED, INFEASIBLE, NO_ANSWER, HardnessWarning, Instance, check_delta, load_instance
 from . import published
 from .rewards import REWARD_MODELS, RewardStream, reward_variance
-from .simulation import (
-    code_fingerprint,
-    default_cache_dir,
-    matching_divergence,
-    paired_comparison,
-    run,
-    run_seed,
-    summarize,
-    sweep,
-    sweep_experiment,
-)
+from .simulation import code_fingerprint, default_cache_dir, run, run_seed, summarize, sweep
+from .experiments import paired_comparison, stored_limit, sweep_experiment
+from .lower_bounds.characteristic_time import matching_divergence
 
 __all__ = [
     "ALGORITHMS",
@@ -86,6 +78,7 @@ __all__ = [
     "kl_bernoulli",
     "lower_bound_tstar",
     "paired_comparison",
+    "stored_limit",
     "sweep_experiment",
     "theorem1_bound",
     "theorem1_constants",

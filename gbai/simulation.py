@@ -32,20 +32,16 @@ from tqdm import tqdm
 from . import __version__
 from .algorithms import resolve
 from .engine import DEFAULT_MAX_SAMPLES, RunResult, StepEngine, check_max_samples
-from .instances import PAPER_DELTA, get_experiment
-from .lower_bounds.characteristic_time import matching_divergence, remembered_limit
 from .model import CRASHED, INFEASIBLE, Instance, check_delta
 from .rewards import pair_keys, reward_code, seed_sequence
 
 __all__ = [
     "code_fingerprint",
     "default_cache_dir",
-    "paired_comparison",
     "run",
     "run_seed",
     "summarize",
     "sweep",
-    "sweep_experiment",
 ]
 
 ENGINES = ("fast", "step")
@@ -434,96 +430,3 @@ def summarize(table: pd.DataFrame, by: Sequence[str] = ("instance", "algorithm")
     order = ["runs", "mean_samples", "sem_samples", "ci95_low", "ci95_high", "median_samples", "error_rate",
              "unstopped", "unstopped_runs", "crashed"]
     return summary[order].reset_index()
-
-
-def sweep_experiment(
-    name: str,
-    algorithms: Sequence[str],
-    *,
-    n_runs: int,
-    delta: float = PAPER_DELTA,
-    seed: int = 0,
-    sizes: Sequence[int] | None = None,
-    x_values: Sequence[float] | None = None,
-    **options,
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Sweep a paper experiment over its x grid; returns ``(runs, summary)``.
-
-    ``sizes`` lists N (``vary-n``) or M (``vary-m``) values; by default the
-    experiment's own sizes, or none for experiments without a size. ``x_values``
-    defaults to the experiment's grid. ``options`` go to :func:`sweep`. The summary
-    has one row per (instance, algorithm) with the columns of :func:`summarize`
-    plus ``experiment``, ``x``, ``size``, ``n_arms``, ``n_attributes``, ``H_id``,
-    ``H_id_feasible_competitor`` (the variant of :meth:`gbai.Instance.hardness_terms`),
-    ``T_star_kl`` (the bound ``T*(mu) kl(delta, 1 - delta)`` of
-    :func:`gbai.lower_bounds.lower_bound_tstar` for the reward model of the runs:
-    the ``K_inf`` divergence of the simulated laws for ``reward="beta"``, the
-    Bernoulli divergence for ``reward="bernoulli"``; named in ``limit_divergence``),
-    ``T_star_kl_bernoulli`` (the Bernoulli bound, for comparison) and
-    ``ratio_to_T_star_kl`` (mean samples over the matching bound).
-    """
-    experiment = get_experiment(name)
-    xs = list(experiment.x_grid if x_values is None else x_values)
-    if not xs:
-        raise ValueError(f"experiment {name!r} has no x grid to sweep")
-    size_list = list(sizes) if sizes is not None else (list(experiment.sizes) or [None])
-    reward = options.get("reward", "beta")
-    divergence = matching_divergence(reward)
-    instances: dict[str, Instance] = {}
-    facts = []
-    for size in size_list:
-        for x in xs:
-            instance = experiment.instance(x, size)
-            instances[instance.label] = instance
-            facts.append({"instance": instance.label, "experiment": name, "x": x, "size": size,
-                          "n_arms": instance.n_arms, "n_attributes": instance.n_attributes,
-                          "H_id": instance.hardness_index(),
-                          "H_id_feasible_competitor": instance.hardness_index(competitor="feasible"),
-                          "limit_divergence": divergence,
-                          "T_star_kl": remembered_limit(instance, delta, divergence),
-                          "T_star_kl_bernoulli": remembered_limit(instance, delta, "bernoulli")})
-    table = sweep(instances, algorithms, n_runs=n_runs, delta=delta, seed=seed, **options)
-    summary = summarize(table).merge(pd.DataFrame(facts), on="instance", how="left")
-    summary["ratio_to_T_star_kl"] = summary["mean_samples"] / summary["T_star_kl"]
-    first = ["experiment", "x", "size", "H_id", "algorithm"]
-    summary = summary[first + [column for column in summary.columns if column not in first]]
-    return table, summary
-
-
-def paired_comparison(table: pd.DataFrame, reference: str, others: Sequence[str]) -> pd.DataFrame:
-    """Compare ``reference`` with each of ``others`` run by run, per instance.
-
-    Runs with the same index share their reward streams (common random numbers), so
-    the per-run difference ``reference - other`` has a much smaller spread than the
-    two means. Columns: ``instance``, ``other``, ``runs``, the two mean sample counts,
-    ``ratio`` (reference / other), ``difference`` (mean paired difference),
-    ``ci95_low``/``ci95_high`` (difference +/- 1.96 standard errors), ``wins`` (share
-    of runs where the reference used fewer samples) and ``verdict``: ``"fewer"``
-    when the whole interval is below 0, ``"more"`` when it is above 0, else
-    ``"undecided"``.
-    """
-    rows = []
-    wide = table.pivot_table(index=["instance", "run"], columns="algorithm", values="samples", sort=False)
-    for other in others:
-        if reference not in wide.columns or other not in wide.columns:
-            raise ValueError(f"the table must hold runs of both {reference!r} and {other!r}")
-        for instance, group in wide.groupby(level="instance", sort=False):
-            difference = (group[reference] - group[other]).to_numpy(dtype=np.float64)
-            half = 1.96 * difference.std(ddof=1) / np.sqrt(difference.size) if difference.size > 1 else np.nan
-            low, high = difference.mean() - half, difference.mean() + half
-            rows.append(
-                {
-                    "instance": instance,
-                    "other": other,
-                    "runs": difference.size,
-                    f"mean {reference}": group[reference].mean(),
-                    "mean other": group[other].mean(),
-                    "ratio": group[reference].mean() / group[other].mean(),
-                    "difference": difference.mean(),
-                    "ci95_low": low,
-                    "ci95_high": high,
-                    "wins": float((difference < 0).mean()),
-                    "verdict": "fewer" if high < 0 else ("more" if low > 0 else "undecided"),
-                }
-            )
-    return pd.DataFrame(rows)

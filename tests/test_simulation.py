@@ -255,3 +255,17 @@ def test_summary_counts_crashed_runs_apart_from_the_budget():
     row = gbai.summarize(table).iloc[0]
     assert row["crashed"] == 0.25 and row["unstopped_runs"] == 1 and row["unstopped"] == 0.25
     assert row["error_rate"] == 0.5
+
+
+def test_stored_limit_reads_back_bit_for_bit_and_keys_on_delta(tmp_path):
+    instance = gbai.paper_instance("exp1", 0.33)
+    first = gbai.stored_limit(instance, 0.1, "bernoulli", tmp_path)
+    stored = list((tmp_path / "limits").glob("*.txt"))
+    assert len(stored) == 1
+    assert gbai.stored_limit(instance, 0.1, "bernoulli", tmp_path) == first == gbai.lower_bound_tstar(instance, 0.1)
+    # The file is what is read: a changed value would come back as it is on disk.
+    stored[0].write_text(repr(first * 2))
+    assert gbai.stored_limit(instance, 0.1, "bernoulli", tmp_path) == first * 2
+    gbai.stored_limit(instance, 0.05, "bernoulli", tmp_path)
+    assert len(list((tmp_path / "limits").glob("*.txt"))) == 2
+    assert gbai.stored_limit(instance, 0.1, "bernoulli", None) == first
