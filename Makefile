@@ -36,7 +36,7 @@ help:
 	@echo "make assignments  student versions + nbgrader course in $(COURSE)/"
 	@echo "make autograde    grade $(COURSE)/submitted/<student>/<assignment>/*.ipynb -> grades.csv"
 	@echo "make feedback     HTML feedback for every graded submission"
-	@echo "make test-grading the three grading tests on all nine notebooks (make test: notebooks 1-2)"
+	@echo "make test-grading the three grading tests on all ten notebooks (make test: notebooks 1-2)"
 	@echo "make paper        build paper/report.pdf (needs a LaTeX toolchain)"
 	@echo "make benchmark    print the engines' throughput"
 
@@ -71,7 +71,7 @@ test-notebooks: $(STAMP)
 		$(BIN)/python -m pytest -p no:cacheprovider -n 2 --dist loadfile --nbval --nbval-current-env \
 		--nbval-sanitize-with tests/nbval_sanitize.cfg $(QUICK)/*.ipynb
 
-# The test suite grades notebooks 1 and 2; this grades all nine (about five minutes).
+# The test suite grades notebooks 1 and 2; this grades all ten (about five minutes on an idle machine).
 test-grading: $(STAMP)
 	TQDM_DISABLE=1 GBAI_GRADING_NOTEBOOKS=all $(BIN)/python -m pytest -p no:cacheprovider tests/test_classroom.py \
 		-k "student or reference or untouched or wrong"

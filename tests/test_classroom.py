@@ -3,7 +3,7 @@
 The grading tests autograde three submissions of each notebook in a temporary
 course: the reference solutions, the untouched student version and a version with
 one deliberately wrong answer. `make test` grades notebooks 1 and 2 (about a minute);
-`make test-grading` (GBAI_GRADING_NOTEBOOKS=all) grades all nine.
+`make test-grading` (GBAI_GRADING_NOTEBOOKS=all) grades all ten.
 """
 
 import os
@@ -34,6 +34,7 @@ WRONG_ANSWERS = {
     "07": ("nb07_ex3_solution", "widening = 2.0"),
     "08": ("nb08_ex3_solution", "easier, paper = 2.0, 1.0"),
     "09": ("nb09_ex2_solution", "sampling_gain = 1.0"),
+    "10": ("nb10_ex2_solution", "squared_radius_ratio = 2.5  # the figure quoted, not computed"),
 }
 
 SELECTED = os.environ.get("GBAI_GRADING_NOTEBOOKS", "01,02")
