@@ -45,12 +45,16 @@ INSTANCES = {
 #: paper's algorithms. Their defaults are the text's algorithms, which the fixture
 #: holds; tests/test_as_run.py checks the switches themselves.
 LATER_OPTIONS = {"css-lucb", "ae", "feasibility-then-bai"}
+#: Algorithms added after the fixture was written (issue 12); nothing to compare with.
+LATER_ALGORITHMS = {"betting"}
 
 
 def all_specs() -> list[str]:
     """Every algorithm with every combination of its options (as in the fixture), as canonical specs."""
     specs = []
     for name, algorithm in sorted(gbai.ALGORITHMS.items()):
+        if name in LATER_ALGORITHMS:
+            continue
         keys = [] if name in LATER_OPTIONS else sorted(algorithm.options)
         for values in itertools.product(*(algorithm.options[key] for key in keys)):
             spec = name + (":" + ",".join(f"{k}={v}" for k, v in zip(keys, values)) if keys else "")
