@@ -50,8 +50,9 @@ from numba import njit
 from ..engine import Decision, RoundState
 from ..model import CRASHED
 from ..rewards import reward_exponents
-from .base import Algorithm
+from .base import Algorithm, canonical_spec
 from .kernels import (
+    check_initial_samples,
     AS_RUN_CONTINUE,
     CONTINUE,
     INFEASIBLE,
@@ -264,8 +265,7 @@ def ae_as_run_kernel(means, threshold, keys, exponents, model, max_samples, delt
 def run_ae_as_run(instance, delta, keys, model, max_samples, options):
     exponents = reward_exponents(instance.means)
     batch = int(options["batch"])
-    if batch * instance.means.size > max_samples:
-        raise ValueError(f"ae: {batch} initial samples per pair exceed max_samples={max_samples}")
+    check_initial_samples("ae", batch, instance.means.size, max_samples)
     answer, samples, rounds, counts, stopped = ae_as_run_kernel(
         instance.means, float(instance.threshold), keys, exponents, int(model), np.int64(max_samples),
         *_switches(options, delta),
@@ -278,8 +278,7 @@ class ActionEliminationAsRun:
 
     def __init__(self, **options: str):
         self.options = options
-        changed = [f"{k}={v}" for k, v in sorted(options.items()) if v != AE_OPTIONS[k][0]]
-        self.name = "ae" + (":" + ",".join(changed) if changed else "")
+        self.name = canonical_spec("ae", options, AE_OPTIONS)
 
     def reset(self, n_arms: int, n_attributes: int) -> None:
         self.active = np.ones(n_arms, dtype=bool)

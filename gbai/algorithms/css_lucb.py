@@ -46,8 +46,9 @@ from numba import njit
 
 from ..engine import Decision, RoundState
 from ..rewards import reward_exponents
-from .base import Algorithm
+from .base import Algorithm, canonical_spec
 from .kernels import (
+    check_initial_samples,
     AS_RUN_CONTINUE,
     CONTINUE,
     INFEASIBLE,
@@ -266,8 +267,7 @@ def css_lucb_as_run_kernel(means, threshold, delta, keys, exponents, model, max_
 def run_css_lucb_as_run(instance, delta, keys, model, max_samples, options):
     exponents = reward_exponents(instance.means)
     init = int(options["init"])
-    if init * instance.means.size > max_samples:
-        raise ValueError(f"css-lucb: {init} initial samples per pair exceed max_samples={max_samples}")
+    check_initial_samples("css-lucb", init, instance.means.size, max_samples)
     answer, samples, rounds, counts, stopped = css_lucb_as_run_kernel(
         instance.means, float(instance.threshold), float(delta), keys, exponents, int(model), np.int64(max_samples),
         np.int64(init), *_switches(options), np.int64(options["count"] == "authors"),
@@ -282,8 +282,7 @@ class CSSLUCBAsRun:
         self.options = options
         self.switches = _switches(options)
         self.plus_one = int(options["count"] == "authors")
-        changed = [f"{k}={v}" for k, v in sorted(options.items()) if v != CSS_OPTIONS[k][0]]
-        self.name = "css-lucb" + (":" + ",".join(changed) if changed else "")
+        self.name = canonical_spec("css-lucb", options, CSS_OPTIONS)
 
     def reset(self, n_arms: int, n_attributes: int) -> None:
         self.initial_samples = int(self.options["init"])

@@ -56,8 +56,9 @@ from numba import njit
 from ..engine import Decision, RoundState
 from ..model import CRASHED
 from ..rewards import reward_exponents
-from .base import Algorithm
+from .base import Algorithm, canonical_spec
 from .kernels import (
+    check_initial_samples,
     AS_RUN_CONTINUE,
     CONTINUE,
     INFEASIBLE,
@@ -324,8 +325,7 @@ def ftb_as_run_kernel(means, threshold, keys, exponents, model, max_samples, del
 def run_ftb_as_run(instance, delta, keys, model, max_samples, options):
     exponents = reward_exponents(instance.means)
     init = int(options["init"])
-    if init * instance.means.size > max_samples:
-        raise ValueError(f"feasibility-then-bai: {init} initial samples per pair exceed max_samples={max_samples}")
+    check_initial_samples("feasibility-then-bai", init, instance.means.size, max_samples)
     answer, samples, rounds, counts, stopped = ftb_as_run_kernel(
         instance.means, float(instance.threshold), keys, exponents, int(model), np.int64(max_samples),
         *_switches(options, delta), options["count"] == "authors",
@@ -343,8 +343,7 @@ class FeasibilityThenBAIAsRun:
 
     def __init__(self, **options: str):
         self.options = options
-        changed = [f"{k}={v}" for k, v in sorted(options.items()) if v != FTB_OPTIONS[k][0]]
-        self.name = "feasibility-then-bai" + (":" + ",".join(changed) if changed else "")
+        self.name = canonical_spec("feasibility-then-bai", options, FTB_OPTIONS)
 
     def reset(self, n_arms: int, n_attributes: int) -> None:
         self.initial_samples = int(self.options["init"])

@@ -254,6 +254,12 @@ def as_run_radius(mode, count, n_arms, n_attributes, delta, t_round, samples):
     return math.sqrt(value / (2.0 * count))
 
 
+def check_initial_samples(name: str, per_pair: int, n_pairs: int, max_samples: int) -> None:
+    """A ValueError when an as-run initialisation (``per_pair`` samples of each pair) exceeds the budget."""
+    if per_pair * n_pairs > max_samples:
+        raise ValueError(f"{name}: {per_pair} initial samples per pair exceed max_samples={max_samples}")
+
+
 @njit(cache=True)
 def draw_pulls(pulls, keys, means, exponents, model, drawn, sums, counts):
     """Draw ``pulls[i, j]`` rewards of every pair, continuing each pair's stream.
