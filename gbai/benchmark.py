@@ -65,6 +65,7 @@ def benchmark(runs: int = 2, fast_repeat: int = 20, algorithm: str = "css-lucb")
 
 
 BEYOND_WORKLOADS = (("exp1", 0.35), ("exp1", 0.31), ("exp2", 0.6), ("exp3", 0.3))
+BEYOND_ALGORITHMS = ("css-lucb-plus", "lma-glr", "betting")
 
 
 def benchmark_beyond(runs: int = 20, sweep_runs: int = 200, workers: int = 2) -> tuple[list[dict], list[dict]]:
@@ -81,18 +82,18 @@ def benchmark_beyond(runs: int = 20, sweep_runs: int = 200, workers: int = 2) ->
     for name, x in BEYOND_WORKLOADS:
         instance = paper_instance(name, x)
         row = {"workload": f"{name} x={x}"}
-        for algorithm in ("css-lucb", "css-lucb-plus", "lma-glr"):
+        for algorithm in ("css-lucb", *BEYOND_ALGORITHMS):
             run(instance, algorithm, seed=0)  # load the compiled kernel before timing
             start = time.perf_counter()
             for r in range(runs):
                 run(instance, algorithm, seed=run_seed(0, r))
             row[algorithm] = (time.perf_counter() - start) / runs
-        for algorithm in ("css-lucb-plus", "lma-glr"):
+        for algorithm in BEYOND_ALGORITHMS:
             row[f"{algorithm} / css-lucb"] = row[algorithm] / row["css-lucb"]
         per_run.append(row)
     sweeps = []
     instance = paper_instance("exp1", 0.35)
-    for algorithm in ("css-lucb-plus", "lma-glr"):
+    for algorithm in BEYOND_ALGORITHMS:
         start = time.perf_counter()
         sweep(instance, [algorithm], n_runs=sweep_runs, workers=workers, cache_dir=None, progress=False)
         sweeps.append({"algorithm": algorithm, "runs": sweep_runs, "workers": workers,
@@ -233,11 +234,12 @@ def main(argv: list[str] | None = None) -> int:
         )
     if args.beyond:
         per_run, sweeps = benchmark_beyond()
-        print(f"\n{'seconds per run':<16} {'css-lucb':>10} {'css-lucb-plus':>14} {'lma-glr':>10} "
-              f"{'plus/css':>9} {'lma/css':>8}")
+        print(f"\n{'seconds per run':<16} {'css-lucb':>10}" + "".join(f" {a:>14}" for a in BEYOND_ALGORITHMS)
+              + "".join(f" {a + '/css':>18}" for a in BEYOND_ALGORITHMS))
         for row in per_run:
-            print(f"{row['workload']:<16} {row['css-lucb']:>10.4f} {row['css-lucb-plus']:>14.4f} "
-                  f"{row['lma-glr']:>10.4f} {row['css-lucb-plus / css-lucb']:>9.2f} {row['lma-glr / css-lucb']:>8.2f}")
+            print(f"{row['workload']:<16} {row['css-lucb']:>10.4f}"
+                  + "".join(f" {row[a]:>14.4f}" for a in BEYOND_ALGORITHMS)
+                  + "".join(f" {row[a + ' / css-lucb']:>18.2f}" for a in BEYOND_ALGORITHMS))
         for row in sweeps:
             print(f"{row['runs']}-run sweep of exp1 x=0.35, {row['algorithm']}, {row['workers']} workers: "
                   f"{row['seconds']:.1f} s")

@@ -193,9 +193,11 @@ def test_a_fresh_css_lucb_decides_without_a_reset():
 
 
 @pytest.mark.parametrize(("spec", "reward"), [("betting", "beta"), ("betting", "bernoulli"),
-                                              ("betting:arm_test=none", "bernoulli")])
+                                              ("betting:arm_test=none", "bernoulli"),
+                                              ("betting:arm_test=average", "beta"),
+                                              ("betting:sampling=uniform,union=every", "bernoulli")])
 def test_betting_engines_agree_exactly(spec, reward):
-    # Betting-GBAI keeps growable arm-round buffers and switches leaders: both engines
+    # Betting-GBAI keeps a capital per ordered pair of arms and switches leaders: both engines
     # must still give the same run on every instance (including the single-arm and
     # single-attribute ones) and exercise both kinds of answers.
     covered = set()

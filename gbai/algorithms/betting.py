@@ -7,8 +7,9 @@ nonnegative supermartingales built by betting (Waudby-Smith & Ramdas 2024,
 bets ``lambda_k`` in a range that keeps every factor positive is a nonnegative
 supermartingale whenever ``E[X_k | past] <= m``, and so is any fixed convex
 combination of such processes). The step-engine policy and the fast kernel call
-the same compiled functions (:func:`betting_decide`, :func:`absorb_pair`,
-:func:`absorb_round`), so the two engines agree exactly (``tests/test_engines.py``).
+the same compiled functions (:func:`betting_answer`, :func:`absorb_pair`,
+:func:`absorb_arm_round`, :func:`betting_decide`), so the two engines agree
+exactly (``tests/test_engines.py``).
 
 **The tests.** Three kinds of one-sided e-values, each a uniform mixture of
 ``G`` constant bets ``lambda_g = rho_g * lambda_max`` with ``rho_g`` geometric
@@ -18,12 +19,21 @@ from 0.95 down by a factor :data:`GRID_RATIO` (:data:`GRID_SIZE` bets):
   ``prod_k (1 + lambda (X_ijk - mu_TH))``, ``lambda_max = 1/mu_TH``;
 * *pair below the threshold* (null ``mu_ij >= mu_TH``): capital
   ``prod_k (1 + lambda (mu_TH - X_ijk))``, ``lambda_max = 1/(1 - mu_TH)``;
-* *arm ``a`` above arm ``b``* (null ``m_a <= m_b``) on *complete arm-rounds*:
-  ``D_k = Y_ak - Y_bk`` with ``Y_ik`` the average of the ``k``-th reward of each
-  attribute of arm ``i``; the ``D_k`` are i.i.d. in [-1, 1] whatever the sampling
-  rule (common random numbers fix the ``k``-th reward of a pair), so one stream
-  replaces the ``2M`` pairs of the pair-level GLR; capital
-  ``prod_{k <= K} (1 + lambda D_k)`` with ``K = min(T_a, T_b)``, ``lambda_max = 1``.
+* *arm ``a`` above arm ``b``* (null ``m_a <= m_b``) on *complete arm-rounds*: the
+  ``k``-th arm-round of ``a`` and of ``b`` give ``z_jk = X_ajk - X_bjk`` for every
+  attribute ``j``, and the capital is ``prod_{k <= K} prod_j (1 + lambda z_jk)``
+  with ``K = min(T_a, T_b)`` and ``lambda_max = 1``. The rounds are i.i.d. whatever
+  the sampling rule (the ``k``-th reward of a pair is fixed in advance), and the
+  ``2M`` rewards of a round are independent, so one round multiplies the capital
+  by ``prod_j (1 + lambda d_j) <= exp(lambda sum_j d_j) = exp(lambda M (m_a - m_b))``
+  in expectation (``d_j = mu_aj - mu_bj``, ``1 + x <= e^x``): at most 1 under the
+  null. One test on one stream replaces the ``2M`` pairs of a pair-level GLR.
+  Betting on each difference, rather than on their average ``D`` (which lies in
+  [-1, 1] and so allows bets up to 1 only), lets the effective bet on ``D`` reach
+  ``M``; the average form is the option ``arm_test=average``. The capital of every
+  ordered pair ``(a, b)`` is kept (``N^2 G`` numbers, 40 MB at ``N = 500``), so a
+  change of leader costs nothing; the rewards of a round are redrawn from their
+  keys when needed, never stored.
 
 Betting adapts to the variance: for Bernoulli rewards the best constant bet grows
 the log-capital at rate ``kl(mu, mu_TH)`` per sample (the Bernoulli limit), and for
@@ -39,7 +49,8 @@ stop when every alternative is rejected (log e-value ``>= c``):
 * (C) when no arm is empirically feasible, every arm ``b``: the *below* test of
   some attribute of ``b`` (output "infeasible").
 
-*Why ``N + M - 1`` union terms suffice* (our derivation). Fix the truth and, for
+*Why ``N + M - 1`` union terms suffice* (our derivation; ``union=every`` splits
+delta over all ``2NM + N(N - 1)`` tests instead). Fix the truth and, for
 each infeasible arm ``i``, one attribute ``j(i)`` with ``mu_ij(i) < mu_TH``. An error
 needs one of these events: an infeasible arm ``i`` is returned, so the above test
 of ``(i, j(i))`` crossed (null true); or the best arm ``a*`` exists and is
@@ -55,10 +66,11 @@ that is furthest from rejection). Every round the alternative with the smallest
 log e-value is served: (A) samples that attribute of ``a``; (B) and (C) take the
 cheaper route by a plug-in estimate of the samples still needed (a below test of
 ``b``'s most promising attribute, at ``kl(mu_hat, mu_TH)`` per sample, or the arm
-test, at ``D_bar^2 / (2 var(D))`` per paired round), and the arm test samples one
+test, at its plug-in growth per paired round), and the arm test samples one
 arm-round (the lagging attributes) of whichever of ``a`` and ``b`` has fewer
 complete rounds. The log e-values are what the stopping rule computes, so a
-round costs ``O(N + M)`` plus ``O(G)`` per new sample.
+round costs ``O(N + M)`` plus ``O(G)`` per new sample and ``O(M G)`` per new
+paired round. ``sampling=uniform`` (an ablation) samples every pair every round.
 """
 
 from __future__ import annotations
@@ -81,17 +93,26 @@ __all__ = [
     "BettingGBAI",
     "GRID_RATIO",
     "GRID_SIZE",
+    "absorb_arm_round",
     "absorb_pair",
-    "absorb_round",
     "bet_grid",
+    "betting_answer",
     "betting_decide",
     "betting_kernel",
     "rejection_level",
+    "union_terms",
 ]
 
-#: Options: ``arm_test`` ``"paired"`` (default) uses the arm-round stream test for
-#: (B); ``"none"`` rejects (B) with pair tests only (the ablation).
-BETTING_OPTIONS = {"arm_test": ("paired", "none")}
+#: Options, defaults first. ``arm_test``: ``"product"`` bets on the attribute
+#: differences of a complete arm-round one by one (the module docstring);
+#: ``"average"`` bets on their average, with bets capped at 1 (the ablation of the
+#: product form); ``"none"`` rejects (B) with pair tests only. ``union``:
+#: ``"structured"`` splits delta over the ``N + M - 1`` tests that can err together;
+#: ``"every"`` over every test (``2NM + N(N - 1)``). ``sampling``: ``"weakest"``
+#: serves the test furthest from rejection; ``"uniform"`` samples every pair once a round.
+BETTING_OPTIONS = {"arm_test": ("product", "average", "none"), "union": ("structured", "every"),
+                   "sampling": ("weakest", "uniform")}
+_ARM_TEST_CODE = {"none": 0, "product": 1, "average": 2}
 
 #: Number of constant bets in each mixture and the ratio between consecutive ones.
 #: They are fixed parameters (delta-correctness holds for any fixed grid): 20 bets
@@ -99,7 +120,6 @@ BETTING_OPTIONS = {"arm_test": ("paired", "none")}
 #: to 1, and adjacent bets lose at most ~2% of the best constant bet's growth rate.
 GRID_SIZE = 20
 GRID_RATIO = 1.33
-_INITIAL_CAPACITY = 256
 
 
 def bet_grid() -> np.ndarray:
@@ -107,9 +127,16 @@ def bet_grid() -> np.ndarray:
     return 0.95 / GRID_RATIO ** np.arange(GRID_SIZE)
 
 
-def rejection_level(n_arms: int, n_attributes: int, delta: float) -> float:
-    """``c = ln((N + M - 1) / delta)``: the log e-value each test must reach."""
-    return math.log((n_arms + n_attributes - 1) / delta)
+def union_terms(n_arms: int, n_attributes: int, union: str = "structured") -> int:
+    """How many tests share delta: ``N + M - 1`` (the module docstring), or all of them."""
+    if union == "structured":
+        return n_arms + n_attributes - 1
+    return 2 * n_arms * n_attributes + n_arms * (n_arms - 1)
+
+
+def rejection_level(n_arms: int, n_attributes: int, delta: float, union: str = "structured") -> float:
+    """``c = ln(terms / delta)``: the log e-value each test must reach."""
+    return math.log(union_terms(n_arms, n_attributes, union) / delta)
 
 
 @njit(cache=True)
@@ -137,40 +164,45 @@ def absorb_pair(i, j, reward, threshold, rho, sums, counts, above, below, above_
 
 
 @njit(cache=True)
-def absorb_round(i, values, rounds, arm_count):
-    """Store arm ``i``'s next complete arm-round average; returns the (possibly grown) buffer."""
-    k = arm_count[i]
-    if k >= rounds.shape[1]:
-        grown = np.zeros((rounds.shape[0], 2 * rounds.shape[1]))
-        grown[:, : rounds.shape[1]] = rounds
-        rounds = grown
+def absorb_arm_round(a, b, leader_values, other_values, rho, arm_test, rounds, arm_log, arm_sum, arm_square,
+                     arm_value):
+    """Add one complete arm-round to the test "``a`` above ``b``" (``rounds[a, b] += 1``).
+
+    ``arm_test`` 1 (product): log-capital ``sum_j ln(1 + lambda z_j)`` with
+    ``z_j = X_aj - X_bj``, and ``arm_sum``/``arm_square`` collect ``sum_j z_j`` and
+    ``sum_j z_j^2``; 2 (average): ``ln(1 + lambda D)`` with ``D = mean_j z_j``, and
+    they collect ``D`` and ``D^2``.
+    """
+    m = leader_values.size
     total = 0.0
-    for j in range(values.size):
-        total += values[j]
-    rounds[i, k] = total / values.size
-    arm_count[i] = k + 1
-    return rounds
+    square = 0.0
+    for j in range(m):
+        z = leader_values[j] - other_values[j]
+        total += z
+        square += z * z
+    if arm_test == 1:
+        for g in range(rho.size):
+            growth = 0.0
+            for j in range(m):
+                growth += math.log1p(rho[g] * (leader_values[j] - other_values[j]))
+            arm_log[a, b, g] += growth
+        arm_sum[a, b] += total
+        arm_square[a, b] += square
+    else:
+        average = total / m
+        for g in range(rho.size):
+            arm_log[a, b, g] += math.log1p(rho[g] * average)
+        arm_sum[a, b] += average
+        arm_square[a, b] += average * average
+    rounds[a, b] += 1
+    arm_value[a, b] = _log_mixture(arm_log[a, b])
 
 
 @njit(cache=True)
-def _refresh_arm_tests(leader, rho, rounds, arm_count, paired, paired_log, paired_sum, paired_square, arm_value):
-    """Advance the arm tests "leader above b" to ``K = min(T_leader, T_b)`` paired rounds."""
-    n = arm_count.size
-    for b in range(n):
-        if b == leader:
-            arm_value[b] = -math.inf
-            continue
-        target = min(arm_count[leader], arm_count[b])
-        if paired[b] >= target:
-            continue
-        for k in range(paired[b], target):
-            difference = rounds[leader, k] - rounds[b, k]
-            paired_sum[b] += difference
-            paired_square[b] += difference * difference
-            for g in range(rho.size):
-                paired_log[b, g] += math.log1p(rho[g] * difference)
-        paired[b] = target
-        arm_value[b] = _log_mixture(paired_log[b])
+def betting_answer(sums, counts, threshold):
+    """The empirical answer of the pair means (an arm, or -1 for "infeasible")."""
+    answer, _ = answer_kernel(sums / counts, threshold)
+    return answer
 
 
 @njit(cache=True)
@@ -180,44 +212,45 @@ def _pair_rate(mean, threshold):
 
 
 @njit(cache=True)
-def _paired_variance(paired, paired_sum, paired_square, b, m):
-    """Variance estimate of ``D`` with one pseudo-observation at its bound ``1/(2M)``.
+def _arm_rate(a, b, m, arm_test, rounds, arm_sum, arm_square):
+    """Plug-in growth rate of the arm test "``a`` above ``b``" per paired round (0: none).
 
-    The bound holds for any [0, 1] rewards (each arm-round average has variance at
-    most ``1/(4M)``); the pseudo-observation keeps the first rounds, whose empirical
-    variance is often 0, from promising an arm test that is nearly done.
+    One pseudo-round at a variance bound keeps the first rounds, whose empirical
+    variance is often 0, from promising a test that is nearly done: ``sum_j z_j^2``
+    at ``M/2`` (product) or ``var(D)`` at ``1/(2M)`` (average; an arm-round average
+    of [0, 1] rewards has variance at most ``1/(4M)``).
     """
-    count = paired[b]
-    average = paired_sum[b] / count
-    spread = max(paired_square[b] - count * average * average, 0.0)
-    return (spread + 0.5 / m) / (count + 1)
+    count = rounds[a, b]
+    if count == 0 or arm_sum[a, b] <= 0.0:
+        return 0.0
+    if arm_test == 1:
+        # Best bet lambda = S1/S2 (capped at 1) of the quadratic growth lambda S1 - lambda^2 S2 / 2.
+        square = arm_square[a, b] + 0.5 * m
+        bet = min(arm_sum[a, b] / square, 1.0)
+        return (bet * arm_sum[a, b] - 0.5 * bet * bet * square) / (count + 1)
+    average = arm_sum[a, b] / count
+    spread = max(arm_square[a, b] - count * average * average, 0.0)
+    variance = (spread + 0.5 / m) / (count + 1)
+    return average * average / (2.0 * variance)
 
 
 @njit(cache=True)
-def betting_decide(sums, counts, above_value, below_value, rho, rounds, arm_count, memory, paired, paired_log,
-                   paired_sum, paired_square, arm_value, threshold, level, use_arm_test, pulls):
+def betting_decide(answer, counts, sums, above_value, below_value, arm_count, rounds, arm_sum, arm_square,
+                   arm_value, threshold, level, arm_test, uniform, pulls):
     """The stopping rule and the sampling rule of one round (see the module docstring).
 
-    ``memory[0]`` holds the leader the arm tests are computed against (-1: none);
-    when the empirical answer changes they are recomputed from the stored arm-rounds.
+    The caller has brought the arm tests "``answer`` above ``b``" up to
+    ``min(arm_count[answer], arm_count[b])`` rounds (:func:`absorb_arm_round`).
     Returns the answer, or :data:`CONTINUE` after filling ``pulls``.
     """
     n, m = counts.shape
     means = sums / counts
-    answer, _ = answer_kernel(means, threshold)
+    use_arm_test = arm_test > 0 and answer >= 0
     pulls[:, :] = False
-    if use_arm_test and answer >= 0:
-        if memory[0] != answer:
-            memory[0] = answer
-            paired[:] = 0
-            paired_log[:, :] = 0.0
-            paired_sum[:] = 0.0
-            paired_square[:] = 0.0
-        _refresh_arm_tests(answer, rho, rounds, arm_count, paired, paired_log, paired_sum, paired_square, arm_value)
     # Stopping: the smallest log e-value over the alternatives must reach the level.
     # Sampling serves the alternative with the smallest plug-in statistic ``Z`` (the
     # empirical GLR of its best route: ``N kl(mu_hat, mu_TH)`` for a pair test on the
-    # right side of the threshold, ``K D_bar^2 / (2 var(D))`` for the arm test, 0 on
+    # right side of the threshold, rounds times the arm test's plug-in rate, 0 on
     # the wrong side) plus ``ln`` of the samples the test has used, the penalty of the
     # TCI challenger of Jourdan, Degenne, Baudry, de Heide, Kaufmann (2022, "Top two
     # algorithms revisited", NeurIPS); ties go to the smaller log e-value. The
@@ -249,13 +282,9 @@ def betting_decide(sums, counts, above_value, below_value, rho, rounds, arm_coun
             value = max(value, below_value[b, j])
             if means[b, j] < threshold:
                 score = max(score, counts[b, j] * _pair_rate(means[b, j], threshold))
-        if use_arm_test and answer >= 0:
-            value = max(value, arm_value[b])
-            if paired[b] >= 1:
-                average = paired_sum[b] / paired[b]
-                if average > 0.0:
-                    variance = _paired_variance(paired, paired_sum, paired_square, b, m)
-                    score = max(score, paired[b] * average * average / (2.0 * variance))
+        if use_arm_test:
+            value = max(value, arm_value[answer, b])
+            score = max(score, rounds[answer, b] * _arm_rate(answer, b, m, arm_test, rounds, arm_sum, arm_square))
         arm_samples = 0
         for j in range(m):
             arm_samples += counts[b, j]
@@ -265,6 +294,9 @@ def betting_decide(sums, counts, above_value, below_value, rho, rounds, arm_coun
             chosen, chosen_value, weakest_kind, weakest_index = score, value, 1, b
     if weakest >= level:
         return answer  # every alternative rejected (an arm, or INFEASIBLE = -1)
+    if uniform:
+        pulls[:, :] = True
+        return CONTINUE
     if weakest_kind == 0:
         pulls[answer, weakest_index] = True
         return CONTINUE
@@ -279,13 +311,11 @@ def betting_decide(sums, counts, above_value, below_value, rho, rounds, arm_coun
                 pair_cost, pair_attribute = cost, j
     # Route 2: the arm test "answer above b", one arm-round of the arm that lags.
     arm_cost = math.inf
-    if use_arm_test and answer >= 0 and paired[b] >= 1:
-        average = paired_sum[b] / paired[b]
-        if average > 0.0:
-            variance = _paired_variance(paired, paired_sum, paired_square, b, m)
-            rate = average * average / (2.0 * variance)
+    if use_arm_test:
+        rate = _arm_rate(answer, b, m, arm_test, rounds, arm_sum, arm_square)
+        if rate > 0.0:
             per_round = m if arm_count[answer] != arm_count[b] else 2 * m
-            arm_cost = (level - arm_value[b]) / rate * per_round
+            arm_cost = (level - arm_value[answer, b]) / rate * per_round
     if pair_attribute >= 0 and pair_cost <= arm_cost:
         pulls[b, pair_attribute] = True
         return CONTINUE
@@ -306,38 +336,46 @@ def betting_decide(sums, counts, above_value, below_value, rho, rounds, arm_coun
 
 
 @njit(cache=True)
-def betting_kernel(means, threshold, keys, exponents, model, max_samples, rho, level, use_arm_test):
+def _new_state(n, m, g):
+    """The statistics of a run: pair sums and counts, pair and arm log-capitals."""
+    return (np.zeros((n, m)), np.zeros((n, m), dtype=np.int64), np.zeros((n, m, g)), np.zeros((n, m, g)),
+            np.zeros((n, m)), np.zeros((n, m)), np.zeros((n, n), dtype=np.int64), np.zeros((n, n, g)),
+            np.zeros((n, n)), np.zeros((n, n)), np.full((n, n), -math.inf))
+
+
+@njit(cache=True)
+def betting_kernel(means, threshold, keys, exponents, model, max_samples, rho, level, arm_test, uniform):
     """Betting-GBAI run to completion; returns ``(answer, samples, rounds, counts, stopped)``."""
     n, m = means.shape
-    g = rho.size
-    sums = np.zeros((n, m))
-    counts = np.zeros((n, m), dtype=np.int64)
-    above = np.zeros((n, m, g))
-    below = np.zeros((n, m, g))
-    above_value = np.zeros((n, m))
-    below_value = np.zeros((n, m))
-    rounds = np.zeros((n, _INITIAL_CAPACITY))
+    (sums, counts, above, below, above_value, below_value, rounds, arm_log, arm_sum, arm_square,
+     arm_value) = _new_state(n, m, rho.size)
     arm_count = np.zeros(n, dtype=np.int64)
-    memory = np.full(1, -1, dtype=np.int64)
-    paired = np.zeros(n, dtype=np.int64)
-    paired_log = np.zeros((n, g))
-    paired_sum = np.zeros(n)
-    paired_square = np.zeros(n)
-    arm_value = np.full(n, -math.inf)
     pulls = np.zeros((n, m), dtype=np.bool_)
-    values = np.empty(m)
+    leader_values = np.empty(m)
+    other_values = np.empty(m)
     for i in range(n):
         for j in range(m):
             reward = draw(keys[i, j], 0, means[i, j], exponents[i, j], model)
             absorb_pair(i, j, reward, threshold, rho, sums, counts, above, below, above_value, below_value)
-            values[j] = reward
-        rounds = absorb_round(i, values, rounds, arm_count)
+        arm_count[i] = 1
     samples = n * m
     n_rounds = 1
     while True:
-        answer = betting_decide(sums, counts, above_value, below_value, rho, rounds, arm_count, memory, paired,
-                                paired_log, paired_sum, paired_square, arm_value, threshold, level, use_arm_test,
-                                pulls)
+        answer = betting_answer(sums, counts, threshold)
+        if arm_test > 0 and answer >= 0:
+            a = answer
+            for b in range(n):
+                if b == a:
+                    continue
+                # The k-th reward of a pair is a function of its key and k: redraw, don't store.
+                for k in range(rounds[a, b], min(arm_count[a], arm_count[b])):
+                    for j in range(m):
+                        leader_values[j] = draw(keys[a, j], k, means[a, j], exponents[a, j], model)
+                        other_values[j] = draw(keys[b, j], k, means[b, j], exponents[b, j], model)
+                    absorb_arm_round(a, b, leader_values, other_values, rho, arm_test, rounds, arm_log, arm_sum,
+                                     arm_square, arm_value)
+        answer = betting_decide(answer, counts, sums, above_value, below_value, arm_count, rounds, arm_sum,
+                                arm_square, arm_value, threshold, level, arm_test, uniform, pulls)
         if answer != CONTINUE:
             return answer, samples, n_rounds, counts, True
         n_new = 0
@@ -348,78 +386,73 @@ def betting_kernel(means, threshold, keys, exponents, model, max_samples, rho, l
         if samples + n_new > max_samples:
             return NO_ANSWER, samples, n_rounds, counts, False
         for i in range(n):
-            touched = False
+            fewest = counts[i, 0] + 1
             for j in range(m):
                 if pulls[i, j]:
                     reward = draw(keys[i, j], counts[i, j], means[i, j], exponents[i, j], model)
                     absorb_pair(i, j, reward, threshold, rho, sums, counts, above, below, above_value, below_value)
-                    touched = True
-            if touched:
-                fewest = counts[i, 0]
-                for j in range(m):
-                    fewest = min(fewest, counts[i, j])
-                while arm_count[i] < fewest:
-                    k = arm_count[i]
-                    for j in range(m):
-                        # The k-th reward of the pair is a function of its key and k.
-                        values[j] = draw(keys[i, j], k, means[i, j], exponents[i, j], model)
-                    rounds = absorb_round(i, values, rounds, arm_count)
+                fewest = min(fewest, counts[i, j])
+            arm_count[i] = fewest
         samples += n_new
         n_rounds += 1
 
 
-def _check_options(arm_test: str) -> None:
-    if arm_test not in BETTING_OPTIONS["arm_test"]:
-        raise ValueError(f"betting: arm_test must be one of {list(BETTING_OPTIONS['arm_test'])}, got {arm_test!r}")
+def _check_options(arm_test: str, union: str, sampling: str) -> None:
+    for name, value in (("arm_test", arm_test), ("union", union), ("sampling", sampling)):
+        if value not in BETTING_OPTIONS[name]:
+            raise ValueError(f"betting: {name} must be one of {list(BETTING_OPTIONS[name])}, got {value!r}")
+
+
+_DEFAULTS = {name: values[0] for name, values in BETTING_OPTIONS.items()}
 
 
 class BettingGBAI:
     """Betting-GBAI as a step-engine policy (see the module docstring for the rule)."""
 
-    def __init__(self, arm_test: str = BETTING_OPTIONS["arm_test"][0]):
-        _check_options(arm_test)
-        self.use_arm_test = arm_test == "paired"
-        self.name = canonical_spec("betting", {"arm_test": arm_test}, BETTING_OPTIONS)
+    def __init__(self, arm_test: str = _DEFAULTS["arm_test"], union: str = _DEFAULTS["union"],
+                 sampling: str = _DEFAULTS["sampling"]):
+        _check_options(arm_test, union, sampling)
+        self.arm_test = _ARM_TEST_CODE[arm_test]
+        self.union = union
+        self.uniform = sampling == "uniform"
+        self.name = canonical_spec("betting", {"arm_test": arm_test, "union": union, "sampling": sampling},
+                                   BETTING_OPTIONS)
 
     def reset(self, n_arms: int, n_attributes: int) -> None:
-        n, m, g = n_arms, n_attributes, GRID_SIZE
         self.rho = bet_grid()
-        self.sums = np.zeros((n, m))
-        self.counts = np.zeros((n, m), dtype=np.int64)
-        self.above = np.zeros((n, m, g))
-        self.below = np.zeros((n, m, g))
-        self.above_value = np.zeros((n, m))
-        self.below_value = np.zeros((n, m))
-        self.rounds = np.zeros((n, _INITIAL_CAPACITY))
-        self.arm_count = np.zeros(n, dtype=np.int64)
-        self.memory = np.full(1, -1, dtype=np.int64)
-        self.paired = np.zeros(n, dtype=np.int64)
-        self.paired_log = np.zeros((n, g))
-        self.paired_sum = np.zeros(n)
-        self.paired_square = np.zeros(n)
-        self.arm_value = np.full(n, -math.inf)
+        (self.sums, self.counts, self.above, self.below, self.above_value, self.below_value, self.rounds,
+         self.arm_log, self.arm_sum, self.arm_square, self.arm_value) = _new_state(n_arms, n_attributes,
+                                                                                   self.rho.size)
         self.level: float | None = None
 
     def decide(self, state: RoundState) -> Decision:
         n, m = state.counts.shape
         if self.level is None:
-            self.level = rejection_level(n, m, state.delta)
+            self.level = rejection_level(n, m, state.delta, self.union)
         observations = state.observations
         threshold = float(state.threshold)
         for i in range(n):
-            # Pairs first, then the arm-rounds they complete: the fast kernel's order.
             for j in range(m):
                 while self.counts[i, j] < state.counts[i, j]:
                     absorb_pair(i, j, float(observations[i][j][self.counts[i, j]]), threshold, self.rho, self.sums,
                                 self.counts, self.above, self.below, self.above_value, self.below_value)
-            while self.arm_count[i] < self.counts[i].min():
-                k = self.arm_count[i]
-                values = np.array([observations[i][j][k] for j in range(m)], dtype=np.float64)
-                self.rounds = absorb_round(i, values, self.rounds, self.arm_count)
+        arm_count = self.counts.min(axis=1)
+        answer = int(betting_answer(self.sums, self.counts, threshold))
+        if self.arm_test > 0 and answer >= 0:
+            a = answer
+            for b in range(n):
+                if b == a:
+                    continue
+                # The kernel's order: arm-rounds in turn, after every pair's new rewards.
+                for k in range(self.rounds[a, b], min(arm_count[a], arm_count[b])):
+                    leader = np.array([observations[a][j][k] for j in range(m)], dtype=np.float64)
+                    other = np.array([observations[b][j][k] for j in range(m)], dtype=np.float64)
+                    absorb_arm_round(a, b, leader, other, self.rho, self.arm_test, self.rounds, self.arm_log,
+                                     self.arm_sum, self.arm_square, self.arm_value)
         pulls = np.zeros((n, m), dtype=bool)
-        answer = betting_decide(self.sums, self.counts, self.above_value, self.below_value, self.rho, self.rounds,
-                                self.arm_count, self.memory, self.paired, self.paired_log, self.paired_sum,
-                                self.paired_square, self.arm_value, threshold, self.level, self.use_arm_test, pulls)
+        answer = betting_decide(answer, self.counts, self.sums, self.above_value, self.below_value, arm_count,
+                                self.rounds, self.arm_sum, self.arm_square, self.arm_value, threshold, self.level,
+                                self.arm_test, self.uniform, pulls)
         return Decision.sample(pulls) if answer == CONTINUE else Decision.stop(int(answer))
 
 
@@ -429,7 +462,8 @@ def _run_betting(instance, delta, keys, model, max_samples, options):
     return run_result(*betting_kernel(
         means, float(instance.threshold), np.ascontiguousarray(keys, dtype=np.uint64),
         np.ascontiguousarray(reward_exponents(means)), int(model), np.int64(max_samples), bet_grid(),
-        rejection_level(instance.n_arms, instance.n_attributes, delta), options["arm_test"] == "paired",
+        rejection_level(instance.n_arms, instance.n_attributes, delta, options["union"]),
+        _ARM_TEST_CODE[options["arm_test"]], options["sampling"] == "uniform",
     ))
 
 

@@ -1,0 +1,188 @@
+"""How close Betting-GBAI comes to the limit: the measurements behind notebook 9's claims.
+
+``python -m gbai.near_limit`` runs four long sweeps (about half an hour on two
+cores at the defaults) and prints each as a Markdown table. It also writes each
+table as a CSV file to ``--out``:
+
+* ``bernoulli_ratios.csv``: on every instance of experiments 1-3 and the varying-N
+  and varying-M tables, with Bernoulli rewards, mean samples over
+  ``T*(mu) kl(delta, 1 - delta)`` (Bernoulli divergence), for each delta of
+  :data:`DELTAS`;
+* ``beta_comparison.csv``: the paper's Beta rewards, Betting-GBAI against
+  CSS-LUCB+ on the same seeds, with the ratio to the ``K_inf`` limit of those laws
+  (:func:`gbai.matching_divergence`);
+* ``error_rates.csv``: error rates at delta = 0.5 on the adversarial instances of
+  :func:`adversarial_instances`, with the exact (Clopper-Pearson) 95% upper limit;
+* ``cost.csv``: wall time per run against CSS-LUCB, and one run of a 500 x 20
+  instance.
+
+Runs go through :func:`gbai.sweep` and its cache, so an interrupted measurement
+resumes where it stopped, and a second one reads the stored runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from .experiments import sweep_experiment
+from .instances import paper_instance
+from .model import Instance
+from .simulation import run, run_seed, sweep
+
+__all__ = ["DELTAS", "adversarial_instances", "bernoulli_ratios", "beta_comparison", "cost", "error_rates", "main"]
+
+#: The confidence levels of the Bernoulli table (issue 12).
+DELTAS = (1e-1, 1e-2, 1e-3, 1e-6, 1e-10)
+EXPERIMENTS = ("exp1", "exp2", "exp3", "vary-n", "vary-m")
+ALGORITHM = "betting"
+
+
+def adversarial_instances() -> dict[str, Instance]:
+    """Six instances built to make a loose rule err (threshold 0.3 except where noted)."""
+    return {
+        "near tie (arm means 0.600 vs 0.595)": Instance([[0.6, 0.6], [0.59, 0.6], [0.2, 0.9]], 0.3),
+        "attributes 0.01 from the threshold": Instance([[0.31, 0.8], [0.29, 0.9], [0.5, 0.5]], 0.3),
+        "high-mean infeasible arm": Instance([[0.95, 0.29], [0.5, 0.5], [0.45, 0.45]], 0.3),
+        "infeasible instance": Instance([[0.25, 0.8, 0.6], [0.7, 0.29, 0.9], [0.29, 0.29, 0.9]], 0.3),
+        "N = 1 (one arm, an attribute at 0.32)": Instance([[0.32, 0.6, 0.5]], 0.3),
+        "M = 1 (close second, one arm at 0.31)": Instance([[0.5], [0.49], [0.31], [0.2]], 0.3),
+    }
+
+
+def _all_experiments(algorithms, *, n_runs, delta, seed, reward, workers, cache_dir, experiments):
+    parts = [sweep_experiment(name, algorithms, n_runs=n_runs, delta=delta, seed=seed, reward=reward,
+                              workers=workers, cache_dir=cache_dir)[1] for name in experiments]
+    return pd.concat(parts, ignore_index=True)
+
+
+def bernoulli_ratios(n_runs: int = 200, deltas: Sequence[float] = DELTAS, seed: int = 2024, workers: int | None = None,
+                     cache_dir="default", experiments: Sequence[str] = EXPERIMENTS) -> pd.DataFrame:
+    """Betting-GBAI's mean samples over ``T* kl(delta, 1-delta)``, Bernoulli rewards.
+
+    One row per instance, one ``ratio at delta`` column per delta, then ``falls``:
+    whether the ratio decreases at every step from the largest delta to the smallest.
+    """
+    rows = []
+    for delta in deltas:
+        summary = _all_experiments([ALGORITHM], n_runs=n_runs, delta=delta, seed=seed, reward="bernoulli",
+                                   workers=workers, cache_dir=cache_dir, experiments=experiments)
+        rows.append(summary.assign(delta=delta))
+    table = pd.concat(rows, ignore_index=True)
+    wide = table.pivot_table(index="instance", columns="delta", values="ratio_to_T_star_kl", sort=False)
+    wide = wide[sorted(wide.columns, reverse=True)]
+    wide["falls"] = (wide.diff(axis=1).iloc[:, 1:] < 0).all(axis=1)
+    wide.columns = [f"ratio at {c:g}" if not isinstance(c, str) else c for c in wide.columns]
+    unstopped = table.groupby("instance", sort=False)["unstopped_runs"].sum()
+    errors = table.groupby("instance", sort=False)["error_rate"].max()
+    return wide.assign(unstopped_runs=unstopped, max_error_rate=errors).reset_index()
+
+
+def beta_comparison(n_runs: int = 200, deltas: Sequence[float] = (1e-1, 1e-6), seed: int = 2024,
+                    workers: int | None = None, cache_dir="default",
+                    experiments: Sequence[str] = EXPERIMENTS) -> pd.DataFrame:
+    """Betting-GBAI against CSS-LUCB+ on the paper's Beta rewards, same seeds, per instance."""
+    rows = []
+    for delta in deltas:
+        summary = _all_experiments([ALGORITHM, "css-lucb-plus"], n_runs=n_runs, delta=delta, seed=seed,
+                                   reward="beta", workers=workers, cache_dir=cache_dir, experiments=experiments)
+        wide = summary.pivot_table(index="instance", columns="algorithm", values="mean_samples", sort=False)
+        limits = summary.groupby("instance", sort=False)[["T_star_kl", "T_star_kl_bernoulli"]].first()
+        rows.append(pd.DataFrame({
+            "delta": delta, "instance": wide.index, "betting": wide[ALGORITHM].to_numpy(),
+            "css-lucb-plus": wide["css-lucb-plus"].to_numpy(),
+            "betting / css-lucb-plus": (wide[ALGORITHM] / wide["css-lucb-plus"]).to_numpy(),
+            "betting / K_inf limit": (wide[ALGORITHM] / limits["T_star_kl"]).to_numpy(),
+            "betting / Bernoulli limit": (wide[ALGORITHM] / limits["T_star_kl_bernoulli"]).to_numpy(),
+            "max_error_rate": summary.groupby("instance", sort=False)["error_rate"].max().to_numpy()}))
+    return pd.concat(rows, ignore_index=True)
+
+
+def error_rates(n_runs: int = 2000, delta: float = 0.5, seed: int = 12, workers: int | None = None,
+                cache_dir="default", rewards: Sequence[str] = ("bernoulli", "beta")) -> pd.DataFrame:
+    """Errors of Betting-GBAI on :func:`adversarial_instances`, with a 95% upper limit."""
+    rows = []
+    for reward in rewards:
+        table = sweep(adversarial_instances(), [ALGORITHM], n_runs=n_runs, delta=delta, seed=seed, reward=reward,
+                      workers=workers, cache_dir=cache_dir)
+        for instance, group in table.groupby("instance", sort=False):
+            stopped = int(group["stopped"].sum())
+            errors = int(group["error"].sum())
+            rows.append({"reward": reward, "instance": instance, "runs": len(group), "stopped": stopped,
+                         "errors": errors, "error_rate": errors / max(stopped, 1),
+                         "upper_95": float(stats.beta.ppf(0.95, errors + 1, max(stopped - errors, 1))),
+                         "mean_samples": float(group["samples"].mean())})
+    return pd.DataFrame(rows)
+
+
+def _seconds_per_run(instance, algorithm, n_runs, seed, reward):
+    run(instance, algorithm, seed=run_seed(seed, 0), reward=reward)  # compile and warm up first
+    start = time.perf_counter()
+    for r in range(n_runs):
+        run(instance, algorithm, seed=run_seed(seed, r), reward=reward)
+    return (time.perf_counter() - start) / n_runs
+
+
+def cost(n_runs: int = 10, seed: int = 2024, reward: str = "beta", big: tuple[int, int] = (500, 20),
+         experiments: Sequence[str] = EXPERIMENTS) -> pd.DataFrame:
+    """Seconds per run of Betting-GBAI and CSS-LUCB (same seeds) on every paper instance, plus a big one.
+
+    The big instance has means uniform in [0.35, 0.9] and threshold 0.4 (seed 0),
+    the workload of ``gbai benchmark --scaling``; CSS-LUCB is not run on it.
+    """
+    from .instances import get_experiment
+
+    rows = []
+    for name in experiments:
+        experiment = get_experiment(name)
+        for size in (experiment.sizes or [None]):
+            for x in experiment.x_grid:
+                instance = experiment.instance(x, size)
+                betting = _seconds_per_run(instance, ALGORITHM, n_runs, seed, reward)
+                paper = _seconds_per_run(instance, "css-lucb", n_runs, seed, reward)
+                rows.append({"instance": instance.label, "betting_seconds": betting, "css-lucb_seconds": paper,
+                             "betting / css-lucb": betting / paper})
+    means = np.random.default_rng(0).uniform(0.35, 0.9, size=big)
+    instance = Instance(means, 0.4)
+    start = time.perf_counter()
+    result = run(instance, ALGORITHM, seed=run_seed(seed, 0), reward=reward)
+    rows.append({"instance": f"random {big[0]} x {big[1]} (samples {result.samples}, stopped {result.stopped})",
+                 "betting_seconds": time.perf_counter() - start, "css-lucb_seconds": np.nan,
+                 "betting / css-lucb": np.nan})
+    return pd.DataFrame(rows)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m gbai.near_limit", description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=200, help="runs per point (default 200)")
+    parser.add_argument("--error-runs", type=int, default=2000, help="runs per adversarial instance (default 2000)")
+    parser.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
+    parser.add_argument("--out", type=Path, default=Path("build/near_limit"), help="folder for the CSV files")
+    parser.add_argument("--only", choices=["bernoulli", "beta", "errors", "cost"], action="append",
+                        help="run only these parts (repeatable; default: all four)")
+    args = parser.parse_args(argv)
+    if args.runs < 1 or args.error_runs < 1 or (args.workers is not None and args.workers < 1):
+        parser.error("--runs, --error-runs and --workers must be positive")
+    args.out.mkdir(parents=True, exist_ok=True)
+    parts = {
+        "bernoulli": ("bernoulli_ratios", lambda: bernoulli_ratios(args.runs, workers=args.workers)),
+        "beta": ("beta_comparison", lambda: beta_comparison(args.runs, workers=args.workers)),
+        "errors": ("error_rates", lambda: error_rates(args.error_runs, workers=args.workers)),
+        "cost": ("cost", lambda: cost()),
+    }
+    for key in args.only or list(parts):
+        name, compute = parts[key]
+        table = compute()
+        table.to_csv(args.out / f"{name}.csv", index=False)
+        print(f"\n## {name}\n\n{table.to_markdown(index=False, floatfmt='.3g')}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
