@@ -378,11 +378,7 @@ def betting_kernel(means, threshold, keys, exponents, model, max_samples, rho, l
                                 arm_square, arm_value, threshold, level, arm_test, uniform, pulls)
         if answer != CONTINUE:
             return answer, samples, n_rounds, counts, True
-        n_new = 0
-        for i in range(n):
-            for j in range(m):
-                if pulls[i, j]:
-                    n_new += 1
+        n_new = pulls.sum()
         if samples + n_new > max_samples:
             return NO_ANSWER, samples, n_rounds, counts, False
         for i in range(n):

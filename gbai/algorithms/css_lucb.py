@@ -64,7 +64,22 @@ from .kernels import (
     with_as_run,
 )
 
-__all__ = ["ALGORITHM", "CSSLUCB", "css_lucb_rule", "css_lucb_sets"]
+__all__ = ["ALGORITHM", "CSSLUCB", "css_lucb_rule", "css_lucb_sets", "sets_overlap"]
+
+
+@njit(cache=True)
+def sets_overlap(feasible, lower, upper, best_perfect, n_feasible):
+    """Do F_t and P_t overlap (the stopping test of Algorithm 1)?
+
+    P_t is the best arm of F_Pt, or every arm when F_Pt is empty (``best_perfect``
+    -1); they overlap when another arm of F_t has ``U_i >= L`` of that arm.
+    """
+    if best_perfect < 0:
+        return n_feasible > 0
+    for i in range(feasible.size):
+        if feasible[i] and i != best_perfect and upper[i] >= lower[best_perfect]:
+            return True
+    return False
 
 
 @njit(cache=True)
@@ -87,16 +102,7 @@ def css_lucb_sets(arm_mean, lower, upper, feasible, perfect):
                 best_feasible = i
             if perfect[i] and (best_perfect < 0 or arm_mean[i] > arm_mean[best_perfect]):
                 best_perfect = i
-    # F_t and P_t overlap? (P_t is every arm when F_Pt is empty.)
-    overlap = False
-    if best_perfect < 0:
-        overlap = n_feasible > 0
-    else:
-        for i in range(n):
-            if feasible[i] and i != best_perfect and upper[i] >= lower[best_perfect]:
-                overlap = True
-                break
-    if not overlap:
+    if not sets_overlap(feasible, lower, upper, best_perfect, n_feasible):
         return (best_feasible if n_feasible > 0 else INFEASIBLE), best_feasible, -1
     competitor = -1
     for i in range(n):
@@ -198,15 +204,7 @@ def css_as_run_decide(means, counts, t_round, samples, threshold, delta, radius_
             if certain:
                 if best_perfect < 0 or mean[i] > mean[best_perfect] or (last_ties and mean[i] == mean[best_perfect]):
                     best_perfect = i
-    overlap = False
-    if best_perfect < 0:
-        overlap = n_feasible > 0
-    else:
-        for i in range(n):
-            if feasible[i] and i != best_perfect and upper[i] >= lower[best_perfect]:
-                overlap = True
-                break
-    if not overlap:
+    if not sets_overlap(feasible, lower, upper, best_perfect, n_feasible):
         return best_feasible if n_feasible > 0 else INFEASIBLE
     competitor = -1
     if n_feasible > 1:

@@ -329,11 +329,7 @@ def css_lucb_plus_kernel(means, threshold, keys, exponents, model, max_samples, 
         answer = plus_decide(pair_mean, pair_radius, arm_mean, arm_radius, counts, threshold, targeted, pulls)
         if answer != CONTINUE:
             return answer, samples, rounds, counts, True
-        n_new = 0
-        for i in range(n):
-            for j in range(m):
-                if pulls[i, j]:
-                    n_new += 1
+        n_new = pulls.sum()
         if samples + n_new > max_samples:
             return NO_ANSWER, samples, rounds, counts, False
         for i in range(n):
