@@ -56,7 +56,7 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 figures: $(STAMP)
-	$(BIN)/python -m gbai.pipeline figures
+	$(BIN)/python notebooks/_tools/pipeline.py figures
 
 test: test-package test-notebooks
 
@@ -66,7 +66,7 @@ test-package: $(STAMP)
 test-notebooks: $(STAMP)
 	rm -rf $(QUICK)
 	TQDM_DISABLE=1 GBAI_FIGURES_DIR=$(CURDIR)/$(QUICK)/figures GBAI_CACHE_DIR=$(CURDIR)/build/cache \
-		$(BIN)/python -m gbai.pipeline quick --output $(QUICK)
+		$(BIN)/python notebooks/_tools/pipeline.py quick --output $(QUICK)
 	TQDM_DISABLE=1 GBAI_FIGURES_DIR=$(CURDIR)/$(QUICK)/figures GBAI_CACHE_DIR=$(CURDIR)/build/cache \
 		$(BIN)/python -m pytest -p no:cacheprovider -n 2 --dist loadfile --nbval --nbval-current-env \
 		--nbval-sanitize-with tests/nbval_sanitize.cfg $(QUICK)/*.ipynb
@@ -82,17 +82,17 @@ lab: $(STAMP)
 		--ServerApp.default_url=/lab/tree/notebooks
 
 book: $(STAMP)
-	$(BIN)/python -m gbai.pipeline book --output build/book
+	$(BIN)/python notebooks/_tools/pipeline.py book --output build/book
 	@echo "open build/book/index.html in a browser"
 
 assignments: $(STAMP)
-	$(BIN)/python -m gbai.pipeline assignments --output $(COURSE)
+	$(BIN)/python notebooks/_tools/pipeline.py assignments --output $(COURSE)
 
 autograde: $(STAMP)
-	$(BIN)/python -m gbai.pipeline autograde --output $(COURSE)
+	$(BIN)/python notebooks/_tools/pipeline.py autograde --output $(COURSE)
 
 feedback: $(STAMP)
-	$(BIN)/python -m gbai.pipeline feedback --output $(COURSE)
+	$(BIN)/python notebooks/_tools/pipeline.py feedback --output $(COURSE)
 
 paper:
 	@if command -v latexmk > /dev/null; then \
@@ -104,7 +104,7 @@ paper:
 	fi
 
 benchmark: $(STAMP)
-	$(BIN)/python -m gbai.benchmark
+	$(BIN)/python -m gbai.tools.benchmark
 
 clean:
 	rm -rf build .cache

@@ -1,63 +1,64 @@
 """The paper's experiments as sweeps: one call per experiment, with its limit and paired comparisons.
 
-:func:`sweep_experiment` runs an experiment of Section VI (Tables III-IV) or a
-published figure's family over its x grid with :func:`gbai.simulation.sweep` and
-joins each instance's facts (H_id, the limit ``T* kl(delta, 1 - delta)`` that
-matches the reward model); :func:`paired_comparison` compares algorithms run by run
-on their common random numbers; :func:`stored_limit` keeps the limits on disk
-beside the cached runs. Nothing here changes a simulated run, so this module is not
-part of the runs' cache keys (:data:`gbai.simulation.CORE_MODULES`).
+:func:`get_experiment` finds a family of instances by name, the paper's tables
+(:data:`gbai.paper.instances.EXPERIMENTS`) or the published figures' instances
+(:data:`gbai.asrun.instances.PUBLISHED_EXPERIMENTS`); :func:`sweep_experiment` runs
+one over its x grid and joins each instance's facts (H_id, the limit
+``T* kl(delta, 1 - delta)`` matching the reward model, kept by :func:`stored_limit`
+in the result cache); :func:`paired_comparison` compares algorithms run by run.
 """
 
 from __future__ import annotations
 
-import hashlib
-import os
 from pathlib import Path
 from typing import Sequence
 
 import numpy as np
 import pandas as pd
 
-from . import __version__
-from .instances import PAPER_DELTA, get_experiment
-from .lower_bounds.characteristic_time import matching_divergence, remembered_limit
-from .model import Instance
-from .simulation import default_cache_dir, summarize, sweep
+from .asrun.instances import PUBLISHED_EXPERIMENTS
+from .asrun.variants import CRASHED
+from .cache import cached
+from .lower_bounds.characteristic_time import lower_bound_tstar, matching_divergence
+from .paper.instances import EXPERIMENTS, PAPER_DELTA, Experiment
+from .paper.model import Instance
+from .simulation import sweep
 
-__all__ = ["paired_comparison", "stored_limit", "sweep_experiment"]
+__all__ = ["experiment_grid", "get_experiment", "paired_comparison", "paper_instance", "stored_limit",
+           "summarize", "sweep_experiment"]
+
+
+def get_experiment(name: str) -> Experiment:
+    """The paper's experiment or published-figure family called ``name``."""
+    for table in (EXPERIMENTS, PUBLISHED_EXPERIMENTS):
+        if name in table:
+            return table[name]
+    raise ValueError(f"unknown experiment {name!r}; choose from {sorted(EXPERIMENTS) + sorted(PUBLISHED_EXPERIMENTS)}")
+
+
+def paper_instance(name: str, x: float | None = None, size: int | None = None) -> Instance:
+    """The instance of a paper experiment (``example``, ``exp1``-``exp3``, ``vary-n``, ``vary-m``) or of a
+    published figure (``fig1a``-``fig1c``, ``fig2a``, ``fig2b``) at ``x``; ``size`` is N or M for the varying ones."""
+    return get_experiment(name).instance(x, size)
+
+
+def experiment_grid(name: str) -> tuple[float, ...]:
+    """The x values of experiment ``name`` (reading note 10)."""
+    return get_experiment(name).x_grid
 
 
 def stored_limit(instance: Instance, delta: float, divergence: str = "bernoulli",
                  cache_dir: str | Path | None = "default") -> float:
-    """``T*(mu) kl(delta, 1 - delta)`` (:func:`gbai.lower_bounds.lower_bound_tstar`), kept on disk.
+    """``T*(mu) kl(delta, 1 - delta)`` (:func:`gbai.lower_bound_tstar`), kept in the result cache.
 
-    ``K_inf`` limits take seconds each and every experiment notebook needs them, so
-    each value is stored as a one-line text file under ``cache_dir/limits`` (the
-    sweep cache's folder; ``None`` keeps it in memory only). The key hashes the
-    package version, the source of the lower-bound modules, the instance, δ and the
-    divergence, so editing the solver never reuses a stale value. ``repr`` of a float
-    reads back bit for bit, so a stored value equals a recomputed one.
+    ``K_inf`` limits take seconds each and every experiment notebook needs them;
+    ``cache_dir=None`` computes without the cache.
     """
-    if cache_dir is None:
-        return remembered_limit(instance, delta, divergence)
-    folder = (default_cache_dir() if cache_dir == "default" else Path(cache_dir)) / "limits"
-    digest = hashlib.sha256(__version__.encode())
-    for source in sorted((Path(__file__).parent / "lower_bounds").glob("*.py")):
-        digest.update(source.name.encode())
-        digest.update(source.read_bytes())
-    digest.update(instance.means.tobytes())
-    digest.update(repr((instance.means.shape, float(instance.threshold), float(delta), divergence)).encode())
-    path = folder / f"{digest.hexdigest()[:32]}.txt"
-    if path.exists():
-        return float(path.read_text())
-    value = remembered_limit(instance, delta, divergence)
-    folder.mkdir(parents=True, exist_ok=True)
-    # Written aside, then renamed: an interrupted or concurrent run never leaves half a number.
-    partial = path.with_suffix(f".{os.getpid()}.tmp")
-    partial.write_text(repr(float(value)))
-    os.replace(partial, path)
-    return value
+    payload = {"means": instance.means.tolist(), "threshold": float(instance.threshold), "delta": float(delta),
+               "divergence": divergence}
+    stored = cached("limits", payload, ("gbai.lower_bounds.characteristic_time",),
+                    lambda: {"value": np.array(lower_bound_tstar(instance, delta, divergence))}, cache_dir)
+    return float(stored["value"])
 
 
 def sweep_experiment(
@@ -152,3 +153,47 @@ def paired_comparison(table: pd.DataFrame, reference: str, others: Sequence[str]
                 }
             )
     return pd.DataFrame(rows)
+
+
+def summarize(table: pd.DataFrame, by: Sequence[str] = ("instance", "algorithm")) -> pd.DataFrame:
+    """Per-group statistics of a sweep table.
+
+    Columns: ``runs``, ``mean_samples``, ``sem_samples`` (standard error of the mean),
+    ``ci95_low``/``ci95_high`` (mean +/- 1.96 standard errors, a normal approximation
+    that is accurate for the hundreds of runs a point averages), ``median_samples``,
+    ``error_rate``, ``unstopped``, ``unstopped_runs`` and ``crashed``.
+
+    A run that hits the sample budget gives no answer, so it is neither right nor
+    wrong: ``error_rate`` is the share of wrong answers among the runs that *stopped*
+    (NaN when none stopped), and ``unstopped`` is the share of runs that hit the
+    budget (``unstopped_runs`` their number). ``crashed`` is the share of runs that
+    ended where the authors' code raises an error (as-run variants only); they did
+    not stop either, and are counted in neither of the other two. Read the two side by side: an error
+    rate of 0 with ``unstopped`` near 1 says the algorithm almost never answered,
+    not that it was always right. δ-correctness (Section II of the paper) bounds the
+    probability of stopping with a wrong answer; its estimate over all runs,
+    ``error_rate * (1 - unstopped)``, is never above ``error_rate``.
+    """
+    stopped = table["stopped"].astype(bool)
+    frame = table.assign(_stopped=stopped, _wrong=stopped & table["error"].astype(bool),
+                         _crashed=table["answer"] == CRASHED)
+    groups = frame.groupby(list(by), sort=False)
+    summary = groups.agg(
+        runs=("samples", "size"),
+        mean_samples=("samples", "mean"),
+        std_samples=("samples", "std"),
+        median_samples=("samples", "median"),
+        stopped_runs=("_stopped", "sum"),
+        wrong_runs=("_wrong", "sum"),
+        crashed_runs=("_crashed", "sum"),
+    )
+    summary["sem_samples"] = summary["std_samples"].fillna(0.0) / np.sqrt(summary["runs"])
+    summary["ci95_low"] = summary["mean_samples"] - 1.96 * summary["sem_samples"]
+    summary["ci95_high"] = summary["mean_samples"] + 1.96 * summary["sem_samples"]
+    summary["error_rate"] = summary["wrong_runs"] / summary["stopped_runs"].where(summary["stopped_runs"] > 0)
+    summary["unstopped_runs"] = (summary["runs"] - summary["stopped_runs"] - summary["crashed_runs"]).astype(int)
+    summary["unstopped"] = summary["unstopped_runs"] / summary["runs"]
+    summary["crashed"] = summary["crashed_runs"] / summary["runs"]
+    order = ["runs", "mean_samples", "sem_samples", "ci95_low", "ci95_high", "median_samples", "error_rate",
+             "unstopped", "unstopped_runs", "crashed"]
+    return summary[order].reset_index()

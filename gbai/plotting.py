@@ -146,7 +146,7 @@ def plot_sample_complexity(
     """Mean samples with 95% intervals against ``x``, one line per algorithm.
 
     ``summary`` needs the columns ``algorithm``, ``x``, ``mean_samples``, ``ci95_low``
-    and ``ci95_high`` (as returned by :func:`gbai.simulation.summarize` plus an ``x``
+    and ``ci95_high`` (as returned by :func:`gbai.summarize` plus an ``x``
     column). ``reference`` names an optional column drawn as a dotted black line, e.g.
     the lower bound ``T*·kl`` (one per group when ``group`` is not the algorithm).
     Its default label names the divergence of the limit when the summary has the

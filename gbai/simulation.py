@@ -1,25 +1,16 @@
-"""Running algorithms: single runs, sweeps over many runs and instances, and the result cache.
+"""Running algorithms: one run, sweeps of many runs over instances and algorithms, and their summary.
 
-A *sweep* is many runs x many instances x several algorithms. Run ``r`` of a sweep
-with seed ``s`` is driven by ``SeedSequence(s, spawn_key=(r,))`` (see
-:func:`run_seed`), whatever the instance or algorithm: with common random numbers
-(:mod:`gbai.rewards`), runs with the same index are paired across algorithms.
-
-Runs are grouped in chunks. Each chunk is computed once and stored on disk under a
-content hash of everything that determines it: the instance's means and threshold,
-the algorithm, delta, the reward model, the seed, the run range, the sample budget
-and a fingerprint of the simulation code. Rerunning a sweep loads the stored chunks,
-an interrupted sweep resumes from the chunks it finished, and changing any parameter
-(or the code) selects different files. Chunk files are written to a temporary name
-and renamed into place, so a killed sweep never leaves a half-written entry.
+Run ``r`` of a sweep with seed ``s`` is driven by ``SeedSequence(s, spawn_key=(r,))``
+(:func:`run_seed`) whatever the instance or algorithm: with the common random
+numbers of :mod:`gbai.paper.rewards`, runs with the same index are paired across
+algorithms. Runs are computed in chunks, each stored in the result cache
+(:mod:`gbai.cache`) under its inputs and the source of the code that produced it,
+so a rerun is instant and an interrupted sweep resumes.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
-import tempfile
 from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -29,25 +20,15 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-from . import __version__
 from .algorithms import resolve
-from .engine import DEFAULT_MAX_SAMPLES, RunResult, StepEngine, check_max_samples
-from .model import CRASHED, INFEASIBLE, Instance, check_delta
-from .rewards import pair_keys, reward_code, seed_sequence
+from .cache import default_cache_dir, fingerprint, load, result_path, store
+from .paper.engine import DEFAULT_MAX_SAMPLES, RunResult, StepEngine, check_max_samples
+from .paper.model import INFEASIBLE, Instance, check_delta
+from .paper.rewards import pair_keys, reward_code, seed_sequence
 
-__all__ = [
-    "code_fingerprint",
-    "default_cache_dir",
-    "run",
-    "run_seed",
-    "summarize",
-    "sweep",
-]
+__all__ = ["code_fingerprint", "run", "run_seed", "sweep"]
 
 ENGINES = ("fast", "step")
-#: Modules every simulated run depends on; an algorithm adds its own (Algorithm.modules).
-CORE_MODULES = ("model.py", "rewards.py", "confidence.py", "engine.py", "algorithms/__init__.py",
-                "algorithms/base.py", "algorithms/kernels.py", "simulation.py")
 
 
 def run_seed(seed: int, run_index: int) -> np.random.SeedSequence:
@@ -69,10 +50,10 @@ def run(
 ) -> RunResult:
     """Run ``algorithm`` once on ``instance`` and return its :class:`~gbai.engine.RunResult`.
 
-    ``algorithm`` is a spec such as ``"css-lucb"`` or
-    ``"css-lucb-plus:sampling=all"`` (see :func:`gbai.algorithms.resolve`).
-    ``engine="fast"`` uses the compiled kernel, ``engine="step"`` the readable step
-    engine; both give the same result for the same seed.
+    ``algorithm`` is a spec such as ``"css-lucb"`` or ``"css-lucb-plus:sampling=all"``
+    (:func:`gbai.algorithms.resolve`). ``engine="fast"`` runs the compiled kernel,
+    ``engine="step"`` the step engine of :mod:`gbai.paper.engine`; both give the same
+    run for the same seed.
     """
     if not isinstance(instance, Instance):
         raise ValueError(f"instance must be a gbai Instance, got {type(instance).__name__}")
@@ -88,39 +69,18 @@ def run(
     if engine != "fast":
         raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
     keys = pair_keys(seed, instance.n_arms, instance.n_attributes)
-    answer, samples, rounds, counts, stopped = resolved.algorithm.run_fast(
-        instance, delta, keys, code, max_samples, resolved.options
-    )
+    answer, samples, rounds, counts, stopped = resolved.run_fast(instance, delta, keys, code, max_samples)
     return RunResult(answer, samples, rounds, counts, stopped, algorithm=resolved.spec)
 
 
 # ----------------------------------------------------------------------- cache
-def default_cache_dir() -> Path:
-    """``$GBAI_CACHE_DIR`` if set, else ``$XDG_CACHE_HOME/gbai`` (``~/.cache/gbai``)."""
-    if os.environ.get("GBAI_CACHE_DIR"):
-        return Path(os.environ["GBAI_CACHE_DIR"])
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "gbai"
-
-
-_FINGERPRINTS: dict[str, str] = {}
-
-
 def code_fingerprint(algorithm: str = "css-lucb") -> str:
-    """A hash of the package version and of the source of every module a run of ``algorithm`` uses.
+    """A hash of the source of every module a run of the spec ``algorithm`` depends on (:mod:`gbai.cache`)."""
+    return fingerprint(_modules(algorithm))
 
-    That is :data:`CORE_MODULES` plus the algorithm's own ``modules``. Editing any of
-    them gives new cache keys; editing presentation code (plotting, notebooks, the
-    command line) or another algorithm's module does not.
-    """
-    if algorithm not in _FINGERPRINTS:
-        folder = Path(__file__).parent
-        digest = hashlib.sha256(__version__.encode())
-        for name in sorted(set(CORE_MODULES) | set(resolve(algorithm).algorithm.modules)):
-            digest.update(name.encode())
-            digest.update((folder / name).read_bytes())
-        _FINGERPRINTS[algorithm] = digest.hexdigest()[:16]
-    return _FINGERPRINTS[algorithm]
+
+def _modules(algorithm: str) -> tuple[str, ...]:
+    return resolve(algorithm).algorithm.modules + ("gbai.simulation", "gbai.algorithms")
 
 
 @dataclass(frozen=True)
@@ -137,21 +97,12 @@ class _Chunk:
     stop: int
     max_samples: int
 
-    def key(self) -> str:
-        payload = {
-            "means": self.means.tolist(),
-            "shape": list(self.means.shape),
-            "threshold": self.threshold,
-            "algorithm": self.algorithm,
-            "delta": self.delta,
-            "reward": self.reward,
-            "seed": self.seed,
-            "runs": [self.start, self.stop],
-            "max_samples": self.max_samples,
-            "code": code_fingerprint(self.algorithm),
-        }
-        text = json.dumps(payload, sort_keys=True, separators=(",", ":"))
-        return hashlib.sha256(text.encode()).hexdigest()
+    def path(self, cache: Path) -> Path:
+        """Where the chunk is stored in the result cache."""
+        payload = {"means": self.means.tolist(), "shape": list(self.means.shape), "threshold": self.threshold,
+                   "algorithm": self.algorithm, "delta": self.delta, "reward": self.reward, "seed": self.seed,
+                   "runs": [self.start, self.stop], "max_samples": self.max_samples}
+        return result_path(cache, "runs", payload, _modules(self.algorithm))
 
 
 def _run_chunk(chunk: _Chunk) -> dict[str, np.ndarray]:
@@ -180,29 +131,6 @@ def _run_chunk(chunk: _Chunk) -> dict[str, np.ndarray]:
         out["stopped"][k] = result.stopped
         out["counts"][k] = result.counts
     return out
-
-
-def _load(path: Path) -> dict[str, np.ndarray] | None:
-    try:
-        with np.load(path) as data:
-            return {name: data[name] for name in ("answer", "samples", "rounds", "stopped", "counts")}
-    except (OSError, ValueError, KeyError, EOFError):
-        return None  # missing or unreadable: recompute
-
-
-def _store(path: Path, data: dict[str, np.ndarray]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.stem, suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            np.savez(stream, **data)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
 
 
 # ----------------------------------------------------------------------- sweep
@@ -309,9 +237,8 @@ def sweep(
     pending: list[tuple[_ChunkId, _Chunk, Path | None]] = []
     for cell_index, (_, _, chunks) in enumerate(cells):
         for chunk_index, chunk in enumerate(chunks):
-            key = chunk.key()
-            path = cache / key[:2] / f"{key}.npz" if cache else None
-            stored = _load(path) if path is not None and path.exists() else None
+            path = chunk.path(cache) if cache else None
+            stored = load(path) if path is not None and path.exists() else None
             if stored is not None:
                 results[(cell_index, chunk_index)] = stored
             else:
@@ -363,7 +290,7 @@ def _compute(pending, results, bar, workers, executor) -> None:
 
     def finish(chunk_id, path, data):
         if path is not None:
-            _store(path, data)
+            store(path, data)
         results[chunk_id] = data
         bar.update(len(data["answer"]))
 
@@ -386,47 +313,3 @@ def _compute(pending, results, bar, workers, executor) -> None:
     finally:
         if own_pool:
             pool.shutdown()
-
-
-def summarize(table: pd.DataFrame, by: Sequence[str] = ("instance", "algorithm")) -> pd.DataFrame:
-    """Per-group statistics of a sweep table.
-
-    Columns: ``runs``, ``mean_samples``, ``sem_samples`` (standard error of the mean),
-    ``ci95_low``/``ci95_high`` (mean +/- 1.96 standard errors, a normal approximation
-    that is accurate for the hundreds of runs a point averages), ``median_samples``,
-    ``error_rate``, ``unstopped``, ``unstopped_runs`` and ``crashed``.
-
-    A run that hits the sample budget gives no answer, so it is neither right nor
-    wrong: ``error_rate`` is the share of wrong answers among the runs that *stopped*
-    (NaN when none stopped), and ``unstopped`` is the share of runs that hit the
-    budget (``unstopped_runs`` their number). ``crashed`` is the share of runs that
-    ended where the authors' code raises an error (as-run variants only); they did
-    not stop either, and are counted in neither of the other two. Read the two side by side: an error
-    rate of 0 with ``unstopped`` near 1 says the algorithm almost never answered,
-    not that it was always right. δ-correctness (Section II of the paper) bounds the
-    probability of stopping with a wrong answer; its estimate over all runs,
-    ``error_rate * (1 - unstopped)``, is never above ``error_rate``.
-    """
-    stopped = table["stopped"].astype(bool)
-    frame = table.assign(_stopped=stopped, _wrong=stopped & table["error"].astype(bool),
-                         _crashed=table["answer"] == CRASHED)
-    groups = frame.groupby(list(by), sort=False)
-    summary = groups.agg(
-        runs=("samples", "size"),
-        mean_samples=("samples", "mean"),
-        std_samples=("samples", "std"),
-        median_samples=("samples", "median"),
-        stopped_runs=("_stopped", "sum"),
-        wrong_runs=("_wrong", "sum"),
-        crashed_runs=("_crashed", "sum"),
-    )
-    summary["sem_samples"] = summary["std_samples"].fillna(0.0) / np.sqrt(summary["runs"])
-    summary["ci95_low"] = summary["mean_samples"] - 1.96 * summary["sem_samples"]
-    summary["ci95_high"] = summary["mean_samples"] + 1.96 * summary["sem_samples"]
-    summary["error_rate"] = summary["wrong_runs"] / summary["stopped_runs"].where(summary["stopped_runs"] > 0)
-    summary["unstopped_runs"] = (summary["runs"] - summary["stopped_runs"] - summary["crashed_runs"]).astype(int)
-    summary["unstopped"] = summary["unstopped_runs"] / summary["runs"]
-    summary["crashed"] = summary["crashed_runs"] / summary["runs"]
-    order = ["runs", "mean_samples", "sem_samples", "ci95_low", "ci95_high", "median_samples", "error_rate",
-             "unstopped", "unstopped_runs", "crashed"]
-    return summary[order].reset_index()

@@ -1,4 +1,4 @@
-"""The as-run variants of issue 9: each switch does what AUTHORS-CODE.md says, both engines agree."""
+"""The authors' as-run variants: each switch does what the as-run facts say; at the text's settings they are the paper's algorithms."""
 
 import math
 
@@ -6,27 +6,26 @@ import numpy as np
 import pytest
 
 import gbai
-from gbai import CRASHED, INFEASIBLE, Instance, StepEngine
-from gbai.algorithms import action_elimination, css_lucb, feasibility_then_bai
-from gbai.algorithms.action_elimination import AE_OPTIONS, AE_PRESETS, ae_as_run_decide
-from gbai.algorithms.css_lucb import CSS_OPTIONS, CSS_PRESETS, css_as_run_decide
-from gbai.algorithms.feasibility_then_bai import FTB_OPTIONS, FTB_PRESETS, ftb_as_run_decide
-from gbai.algorithms.kernels import (
-    AS_RUN_CONTINUE as CONTINUE,
+from gbai import CRASHED, INFEASIBLE, Instance
+from gbai.asrun.variants import (
+    CONTINUE,
+    OPTIONS,
+    PRESETS,
     RADIUS_AE_AUTHORS,
     RADIUS_FTB_AUTHORS,
     RADIUS_SHARED,
     RADIUS_TEXT,
     RESTART,
-    as_run_radius,
+    action_elimination_decide,
+    css_lucb_decide,
+    feasibility_then_bai_decide,
+    radius as as_run_radius,
+    run_variant,
 )
-from gbai.rewards import pair_keys
-
-OPTIONS = {"css-lucb": (CSS_OPTIONS, CSS_PRESETS), "ae": (AE_OPTIONS, AE_PRESETS),
-           "feasibility-then-bai": (FTB_OPTIONS, FTB_PRESETS)}
+from gbai.paper.rewards import RewardStream, pair_keys
 
 #: Wide gaps, so that even the as-run radii (20 initial samples, batches of 10) end
-#: the runs within a few tens of thousands of samples in the step engine.
+#: the runs within a few tens of thousands of samples.
 EASY = {
     "easy": Instance([[0.85, 0.9], [0.25, 0.8], [0.55, 0.6]], 0.4),
     "infeasible": Instance([[0.15, 0.9], [0.2, 0.8]], 0.5),
@@ -37,41 +36,39 @@ EASY = {
 def _single_switch_specs():
     """Every option value other than the default, one at a time, and every preset."""
     specs = []
-    for name, (options, presets) in OPTIONS.items():
+    for name, options in OPTIONS.items():
         for key, values in options.items():
             specs += [f"{name}:{key}={value}" for value in values[1:]]
-        specs += [f"{name}:as={preset}" for preset in presets if preset != "text"]
+        specs += [f"{name}:as={preset}" for preset in PRESETS[name] if preset != "text"]
     return specs
 
 
 @pytest.mark.parametrize("spec", _single_switch_specs())
-def test_engines_agree_on_every_switch(spec):
+def test_every_switch_runs_to_an_answer_and_only_in_the_compiled_engine(spec):
     covered = set()
     for label, instance in EASY.items():
         for seed in range(2):
-            kwargs = dict(delta=0.1, seed=seed, max_samples=60_000)
-            fast = gbai.run(instance, spec, engine="fast", **kwargs)
-            step = gbai.run(instance, spec, engine="step", **kwargs)
-            assert fast.same_outcome(step), f"{spec} on {label}, seed {seed}: {fast} vs {step}"
-            covered.add(fast.answer_label.split(" ")[0])
+            result = gbai.run(instance, spec, delta=0.1, seed=seed, max_samples=60_000)
+            assert result.counts.min() >= 1
+            covered.add("crashed" if result.answer == CRASHED else result.answer_label.split(" ")[0])
     assert covered & {"arm", "infeasible", "crashed"}, f"{spec}: no run ended with an answer ({covered})"
+    with pytest.raises(ValueError, match="compiled engine only"):
+        gbai.run(EASY["easy"], spec, engine="step")
 
 
 @pytest.mark.parametrize("name", list(OPTIONS))
-def test_defaults_are_the_text_kernel(name):
-    """The as-run kernel with every option at its default runs the text's algorithm, sample for sample."""
-    algorithm = gbai.get_algorithm(name)
-    options = {key: values[0] for key, values in OPTIONS[name][0].items()}
+def test_the_shared_loop_at_the_text_settings_is_the_paper_algorithm(name):
+    """The as-run loop with every option at the text's reading runs the paper layer's algorithm, run for run."""
+    options = {key: values[0] for key, values in OPTIONS[name].items()}
     for instance in [gbai.paper_instance("exp3", 0.3), gbai.paper_instance("vary-n", 0.44, 5), *EASY.values()]:
         for seed in range(3):
-            text = gbai.run(instance, name, seed=seed)
+            reference = gbai.run(instance, name, seed=seed, engine="step")
             keys = pair_keys(seed, instance.n_arms, instance.n_attributes)
-            runner = {"css-lucb": css_lucb.run_css_lucb_as_run, "ae": action_elimination.run_ae_as_run,
-                      "feasibility-then-bai": feasibility_then_bai.run_ftb_as_run}[name]
-            answer, samples, rounds, counts, stopped = runner(instance, 0.1, keys, 0, 10**8, options)
-            assert (answer, samples, rounds, stopped) == (text.answer, text.samples, text.rounds, text.stopped)
-            assert np.array_equal(counts, text.counts)
-    assert algorithm.presets["text"] == {}
+            answer, samples, rounds, counts, stopped = run_variant(name, instance, 0.1, keys, 0, 10**8, options)
+            assert (answer, samples, rounds, stopped) == (reference.answer, reference.samples, reference.rounds,
+                                                          reference.stopped)
+            assert np.array_equal(counts, reference.counts)
+    assert PRESETS[name]["text"] == {}
 
 
 def test_presets_expand_to_their_switches():
@@ -106,34 +103,49 @@ def test_radius_formulas():
         RADIUS_SHARED, 20_000, 5, 5, 0.1, 0, 500_000)
 
 
-def test_css_lucb_as_run_stops_exactly_when_its_formula_says():
-    """Recompute, from the step engine's counts and sums alone, the as-run sets of the
-    last two rounds with the radius written out in numpy: the run must stop at the
-    first round where F_t and P_t are disjoint under that radius."""
+def test_css_lucb_as_run_matches_a_numpy_loop_of_its_formula():
+    """CSS-LUCB as run for Figure 1, written out in numpy on the paper layer's rewards: 20 samples of
+    every pair, the authors' radius with t = samples + 1, ties to the last maximum for i*_t and i_t,
+    the count plus one. The compiled variant must give the same answer, samples and rounds."""
     instance = gbai.paper_instance("fig2a", 0.4, 4)
-    engine = StepEngine(instance, gbai.resolve("css-lucb:as=fig1").policy(), delta=0.1, seed=3)
-    states = [played.state for played in engine.rounds()]
     n, m = instance.means.shape
-
-    def disjoint(state):
-        t = state.total_samples + 1
-        log_value = np.log(n * (m + 1) * float(t) ** 3 / (2 * 0.1))
-        means = state.sums / state.counts
-        pair_radius = np.sqrt(log_value / (2 * state.counts))
-        arm_radius = np.sqrt(log_value / (2 * state.counts.min(axis=1)))
-        arm_means = means.mean(axis=1)
-        feasible = (means + pair_radius >= instance.threshold).all(axis=1)
-        perfect = (means - pair_radius >= instance.threshold).all(axis=1)
-        if not perfect.any():
-            return not feasible.any()
-        best = np.flatnonzero(perfect & (arm_means == arm_means[perfect].max()))[-1]  # last maximum
-        potential = arm_means + arm_radius >= arm_means[best] - arm_radius[best]
-        potential[best] = False
-        return not (feasible & potential).any()
-
-    assert states[0].counts.min() == states[0].counts.max() == 20  # init=20
-    assert disjoint(states[-1]) and not disjoint(states[-2])
-    assert engine.result.samples == engine.result.counts.sum() + 1  # count=authors
+    for seed in range(3):
+        stream = RewardStream(instance.means, gbai.run_seed(0, seed))
+        counts = np.full((n, m), 20)
+        sums = np.array([[stream.samples(i, j, 20).sum() for j in range(m)] for i in range(n)])
+        rounds = 1
+        while True:
+            samples = int(counts.sum())
+            log_value = np.log(n * (m + 1) * float(samples + 1) ** 3 / (2 * 0.1))
+            means = sums / counts
+            pair_radius = np.sqrt(log_value / (2 * counts))
+            arm_radius = np.sqrt(log_value / (2 * counts.min(axis=1)))
+            arm_means = means.mean(axis=1)
+            feasible = (means + pair_radius >= instance.threshold).all(axis=1)
+            perfect = (means - pair_radius >= instance.threshold).all(axis=1)
+            last_best = lambda members: np.flatnonzero(members & (arm_means == arm_means[members].max()))[-1]
+            if perfect.any():
+                best = last_best(perfect)
+                potential = arm_means + arm_radius >= arm_means[best] - arm_radius[best]
+                potential[best] = False
+            else:
+                potential = np.ones(n, dtype=bool)
+            if not (feasible & potential).any():
+                answer = last_best(feasible) if feasible.any() else INFEASIBLE
+                break
+            leader = last_best(feasible)
+            others = feasible.copy()
+            others[leader] = False
+            chosen = [leader] + ([int(np.argmax(np.where(others, arm_means + arm_radius, -np.inf)))]
+                                 if others.any() else [])
+            for i in chosen:
+                for j in range(m):
+                    sums[i, j] += stream.sample(i, j, int(counts[i, j]))
+                    counts[i, j] += 1
+            rounds += 1
+        result = gbai.run(instance, "css-lucb:as=fig1", seed=gbai.run_seed(0, seed))
+        assert (result.answer, result.samples, result.rounds) == (answer, counts.sum() + 1, rounds)
+        assert np.array_equal(result.counts, counts)
 
 
 # --------------------------------------------------------------- CSS-LUCB switches
@@ -141,7 +153,7 @@ def _css(means, counts, threshold, **switches):
     settings = dict(radius_mode=RADIUS_TEXT, arm_sum=False, last_ties=False, undecided=False)
     settings.update(switches)
     pulls = np.zeros(means.shape, dtype=np.int64)
-    answer = css_as_run_decide(means, counts, 50, int(counts.sum()), threshold, 0.1, settings["radius_mode"],
+    answer = css_lucb_decide(means, counts, 50, int(counts.sum()), threshold, 0.1, settings["radius_mode"],
                                settings["arm_sum"], settings["last_ties"], settings["undecided"], pulls)
     return answer, pulls
 
@@ -184,7 +196,7 @@ def _ae(means, counts, threshold, active=None, **switches):
     settings.update(switches)
     active = np.ones(means.shape[0], dtype=bool) if active is None else active
     pulls = np.zeros(means.shape, dtype=np.int64)
-    answer = ae_as_run_decide(means, counts, 50, int(counts.sum()), threshold, 0.1, settings["radius_mode"],
+    answer = action_elimination_decide(means, counts, 50, int(counts.sum()), threshold, 0.1, settings["radius_mode"],
                               settings["strict"], settings["reference"], settings["authors_stopping"],
                               settings["batch"], active, pulls)
     return answer, active, pulls
@@ -223,9 +235,8 @@ def test_ae_authors_stopping_and_crash():
 def test_crashes_end_runs_with_a_status_that_summaries_count():
     instance = EASY["infeasible"]
     spec = "feasibility-then-bai:as=published"
-    for engine in ("fast", "step"):
-        result = gbai.run(instance, spec, seed=0, engine=engine)
-        assert result.answer == CRASHED and not result.stopped and result.answer_label.startswith("crashed")
+    result = gbai.run(instance, spec, seed=0)
+    assert result.answer == CRASHED and not result.stopped
     table = gbai.sweep(instance, [spec, "feasibility-then-bai"], n_runs=3, cache_dir=None, workers=1,
                        progress=False)
     summary = gbai.summarize(table).set_index("algorithm")
@@ -253,7 +264,7 @@ def _ftb(means, counts, threshold, phase=0, status=None, **switches):
     status = np.zeros(n, dtype=np.int8) if status is None else status
     active = np.zeros(n, dtype=bool)
     pulls = np.zeros(means.shape, dtype=np.int64)
-    answer = ftb_as_run_decide(means, counts, 50, int(counts.sum()), threshold, 0.1, settings["radius1"],
+    answer = feasibility_then_bai_decide(means, counts, 50, int(counts.sum()), threshold, 0.1, settings["radius1"],
                                settings["radius2"], settings["pairs"], settings["restart"], settings["init"],
                                phase, status, active, pulls)
     return answer, pulls, phase[0], active
@@ -278,31 +289,16 @@ def test_ftb_restart_draws_fresh_statistics():
     assert pulls.tolist() == [[20, 20], [20, 20], [0, 0]]
     answer, pulls, phase, active = _ftb(means, counts, 0.5, pairs=True)  # no restart: phase 2 at once
     assert answer == CONTINUE and pulls.tolist() == [[1, 1], [1, 1], [0, 0]]
-    # In a run: phase 2 restarts from init fresh samples per pair, the streams continue.
+    # In a run: the restart draws init fresh samples of every feasible pair on top of phase 1's.
     instance = EASY["easy"]
-    spec = "feasibility-then-bai:restart=yes,init=20"
-    engine = StepEngine(instance, gbai.resolve(spec).policy(), delta=0.1, seed=1)
-    policy = engine.policy
-    while policy.restart is None:
-        restart = engine.step()
-    pulls = restart.decision.pulls
-    assert pulls.max() == 20 and set(np.flatnonzero(pulls.any(axis=1))) == set(np.flatnonzero(policy.active))
-    state = engine.state()  # the first round of phase 2, before its decision
-    start = policy.restart[2]
-    assert np.array_equal(state.counts - start, pulls)
-    means, counts, t, samples = policy._statistics(state)
-    used = pulls > 0
-    fresh = np.array([np.mean(state.observations[i][j][start[i, j]:]) for i, j in zip(*np.nonzero(used))])
-    assert np.allclose(means[used], fresh, rtol=1e-14) and not np.allclose(means[used], state.means[used])
-    assert np.array_equal(counts[used], pulls[used]) and t == 2 and samples == pulls.sum()
-    engine.run()
-    no_restart = gbai.run(instance, "feasibility-then-bai:init=20", seed=1)
-    assert engine.result.counts.sum() != no_restart.counts.sum()
+    restarted = gbai.run(instance, "feasibility-then-bai:restart=yes,init=20", seed=1)
+    kept = gbai.run(instance, "feasibility-then-bai:init=20", seed=1)
+    assert restarted.samples == restarted.counts.sum() and restarted.counts.sum() != kept.counts.sum()
 
 
 def test_ftb_authors_count():
     instance = EASY["easy"]
-    result = gbai.run(instance, "feasibility-then-bai:as=published", seed=2, engine="step")
+    result = gbai.run(instance, "feasibility-then-bai:as=published", seed=2)
     plain = gbai.run(instance, "feasibility-then-bai:as=published,count=samples", seed=2)
     assert result.counts.sum() == plain.samples == plain.counts.sum()
     # Two feasible arms (0 and 2): the restart's 20 x M x 2 samples are counted as 20 x N.
@@ -310,12 +306,11 @@ def test_ftb_authors_count():
     assert result.samples == plain.samples + 2 - 20 * m * 2 + 20 * n
 
 
-def test_switch_deltas():
-    from gbai.algorithms.action_elimination import _switches as ae_switches
-    from gbai.algorithms.feasibility_then_bai import _switches as ftb_switches
-
-    options = {key: values[0] for key, values in AE_OPTIONS.items()}
-    assert ae_switches(options, 0.05)[0] == 0.05
-    assert ae_switches({**options, "delta": "authors"}, 0.05)[0] == 0.2
-    options = {key: values[0] for key, values in FTB_OPTIONS.items()}
-    assert ftb_switches({**options, "delta": "authors"}, 0.05)[0] == 0.1
+def test_the_authors_deltas():
+    """At otherwise text settings, delta=authors is the text's algorithm run at the authors' fixed delta."""
+    instance = EASY["easy"]
+    for name, fixed in (("ae", 0.2), ("feasibility-then-bai", 0.1)):
+        for seed in range(3):
+            variant = gbai.run(instance, f"{name}:delta=authors", delta=0.05, seed=seed)
+            text = gbai.run(instance, name, delta=fixed, seed=seed)
+            assert variant.same_outcome(text), name

@@ -8,10 +8,10 @@ from scipy import optimize, stats
 
 import gbai
 from gbai import Instance
-from gbai.algorithms.css_lucb_plus import plus_logs
-from gbai.algorithms.lma_glr import glr_constants
-from gbai import thresholds
-from gbai.thresholds import calibration, glr_threshold, stitched_boundary, stitched_radius
+from gbai.beyond.css_lucb_plus import plus_logs
+from gbai.beyond.lma_glr import glr_constants
+from gbai.beyond import confidence_sequences as thresholds
+from gbai.beyond.confidence_sequences import calibration, glr_threshold, stitched_boundary, stitched_radius
 
 PLUS_VARIANTS = [
     "css-lucb-plus",
@@ -259,7 +259,7 @@ def test_betting_error_rate_within_delta(reward):
 
 
 def test_betting_rejection_level_and_grid():
-    from gbai.algorithms.betting import GRID_SIZE, bet_grid, rejection_level, union_terms
+    from gbai.beyond.betting import GRID_SIZE, bet_grid, rejection_level, union_terms
 
     # N + M - 1 union terms (module docstring): 5 arms and 5 attributes give 9.
     assert rejection_level(5, 5, 0.1) == pytest.approx(math.log(90.0))
@@ -279,7 +279,7 @@ def test_betting_rejection_level_and_grid():
 
 
 def test_betting_arm_round_capital():
-    from gbai.algorithms.betting import absorb_arm_round, bet_grid
+    from gbai.beyond.betting import absorb_arm_round, bet_grid
 
     # One arm-round adds sum_j ln(1 + rho z_j) (product) or ln(1 + rho mean_j z_j) (average)
     # to every bet's log-capital, and its sufficient statistics to arm_sum / arm_square.
@@ -312,7 +312,7 @@ def test_betting_product_arm_test_beats_the_average():
 
 
 def test_near_limit_tables_on_a_small_configuration():
-    from gbai import near_limit
+    from gbai.tools import near_limit
 
     ratios = near_limit.bernoulli_ratios(n_runs=3, deltas=(0.1, 1e-3), workers=1, cache_dir=None,
                                          experiments=["exp1"])
@@ -326,7 +326,7 @@ def test_near_limit_tables_on_a_small_configuration():
 
 
 def test_near_limit_cli_rejects_bad_counts(tmp_path):
-    from gbai import near_limit
+    from gbai.tools import near_limit
 
     for argv in (["--runs", "0"], ["--error-runs", "-1"], ["--workers", "0"], ["--only", "everything"]):
         with pytest.raises(SystemExit) as stop:

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from gbai.cli import main
+from gbai.tools.cli import main
 
 
 def _json(capsys, argv):

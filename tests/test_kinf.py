@@ -8,7 +8,7 @@ import pytest
 from scipy.optimize import minimize
 
 from gbai import Instance
-from gbai.instances import EXPERIMENTS, paper_instance
+from gbai.paper.instances import EXPERIMENTS, paper_instance
 from gbai.lower_bounds import best_response, characteristic_time, kl_bernoulli
 from gbai.lower_bounds.reward_laws import RewardLaw, kinf, kinf_beta
 

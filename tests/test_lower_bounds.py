@@ -27,9 +27,8 @@ from gbai.lower_bounds import (
     kl_bernoulli,
     kl_gaussian,
     lower_bound_tstar,
-    theorem1_bound,
-    theorem1_constants,
 )
+from gbai.paper.theorem1 import theorem1_bound, theorem1_constants
 from gbai.lower_bounds.alternatives import best_response_kernel
 
 # Tolerance for "the returned alternative is in the closure of Alt(mu)": the

@@ -5,9 +5,10 @@ import pandas as pd
 import pytest
 
 import gbai
-from gbai.instances import typed_beta_parameter, typed_mean
-from gbai.published import AS_RUN_SPECS, AUTHORS_RUNS, published_figures, reproduction_interval, verdict
-from gbai.rewards import draw, reward_exponents, uniform
+from gbai.asrun.instances import typed_beta_parameter, typed_mean
+from gbai.asrun.published import AS_RUN_SPECS, AUTHORS_RUNS, published_figures, reproduction_interval, verdict
+from gbai.fast.rewards import draw, uniform
+from gbai.paper.rewards import reward_exponents
 
 
 def test_published_points_load():

@@ -5,7 +5,7 @@ import pytest
 from scipy import stats
 
 import gbai
-from gbai.rewards import RewardStream, pair_keys, reward_code
+from gbai.paper.rewards import RewardStream, pair_keys, reward_code
 
 N_DRAWS = 1_000_000
 

@@ -64,7 +64,7 @@ def test_interrupted_sweep_resumes(tmp_path, monkeypatch):
     def interrupted(chunk):
         if len(calls) == 5:
             raise KeyboardInterrupt
-        calls.append(chunk.key())
+        calls.append(chunk.path(tmp_path))
         return real(chunk)
 
     monkeypatch.setattr(simulation, "_run_chunk", interrupted)
@@ -74,7 +74,7 @@ def test_interrupted_sweep_resumes(tmp_path, monkeypatch):
     assert not list(tmp_path.rglob("*.tmp"))
 
     resumed = []
-    monkeypatch.setattr(simulation, "_run_chunk", lambda chunk: resumed.append(chunk.key()) or real(chunk))
+    monkeypatch.setattr(simulation, "_run_chunk", lambda chunk: resumed.append(chunk.path(tmp_path)) or real(chunk))
     table = _sweep(tmp_path)
     assert len(resumed) == 12 - 5
     assert not set(resumed) & set(calls)
@@ -99,62 +99,18 @@ def test_changed_parameters_never_reuse_entries(tmp_path, monkeypatch, change):
     assert len(computed) == 12
 
 
-def test_changed_instance_or_code_changes_the_key():
-    base = simulation._Chunk(INSTANCES["example"].means, 0.3, "css-lucb", 0.1, "beta", 0, 0, 5, 10**6)
-    moved = INSTANCES["example"].means.copy()
+def test_changed_instance_or_code_changes_the_path(tmp_path):
+    def path(means, threshold=0.3, algorithm="css-lucb"):
+        return simulation._Chunk(means, threshold, algorithm, 0.1, "beta", 0, 0, 5, 10**6).path(tmp_path)
+
+    base = INSTANCES["example"].means
+    moved = base.copy()
     moved[0, 0] = 0.61
-    assert simulation._Chunk(moved, 0.3, "css-lucb", 0.1, "beta", 0, 0, 5, 10**6).key() != base.key()
-    assert simulation._Chunk(base.means, 0.31, "css-lucb", 0.1, "beta", 0, 0, 5, 10**6).key() != base.key()
-    assert simulation._Chunk(base.means, 0.3, "ae", 0.1, "beta", 0, 0, 5, 10**6).key() != base.key()
-    key = base.key()
-    simulation._FINGERPRINTS["css-lucb"] = "different code"
-    try:
-        assert base.key() != key
-    finally:
-        simulation._FINGERPRINTS.clear()
-    assert base.key() == key
-
-
-def test_fingerprint_covers_the_core_and_the_algorithms_own_modules(monkeypatch, tmp_path):
-    import shutil
-    from pathlib import Path
-
-    fake = tmp_path / "gbai"
-    shutil.copytree(Path(simulation.__file__).parent, fake, ignore=shutil.ignore_patterns("__pycache__"))
-    monkeypatch.setattr(simulation, "__file__", str(fake / "simulation.py"))
-    simulation._FINGERPRINTS.clear()
-    try:
-        before = simulation.code_fingerprint("css-lucb")
-        (fake / "plotting.py").write_text("# presentation only\n")
-        simulation._FINGERPRINTS.clear()
-        assert simulation.code_fingerprint("css-lucb") == before
-        (fake / "algorithms" / "kernels.py").write_text((fake / "algorithms" / "kernels.py").read_text() + "\n# changed\n")
-        simulation._FINGERPRINTS.clear()
-        assert simulation.code_fingerprint("css-lucb") != before
-        # An algorithm's own module changes its keys only.
-        before = {name: simulation.code_fingerprint(name) for name in ("css-lucb", "ae", "lma-glr")}
-        (fake / "algorithms" / "lma_glr.py").write_text((fake / "algorithms" / "lma_glr.py").read_text() + "\n# x\n")
-        simulation._FINGERPRINTS.clear()
-        after = {name: simulation.code_fingerprint(name) for name in ("css-lucb", "ae", "lma-glr")}
-        assert after["lma-glr"] != before["lma-glr"]
-        assert after["css-lucb"] == before["css-lucb"] and after["ae"] == before["ae"]
-        # Every module an algorithm names exists, so that the key really covers it.
-        for algorithm in gbai.ALGORITHMS.values():
-            for name in algorithm.modules:
-                assert (Path(gbai.__file__).parent / name).is_file(), f"{algorithm.name}: {name}"
-    finally:
-        simulation._FINGERPRINTS.clear()
-
-
-def test_writes_are_atomic(tmp_path, monkeypatch):
-    def broken_savez(stream, **data):
-        stream.write(b"half a file")
-        raise OSError("disk full")
-
-    monkeypatch.setattr(simulation.np, "savez", broken_savez)
-    with pytest.raises(OSError, match="disk full"):
-        simulation._store(tmp_path / "ab" / "entry.npz", {"answer": np.zeros(1)})
-    assert not list(tmp_path.rglob("*"))[1:]  # only the folder itself, no partial files
+    assert path(moved) != path(base)
+    assert path(base, threshold=0.31) != path(base)
+    assert path(base, algorithm="ae") != path(base)
+    assert path(base, algorithm="css-lucb:as=fig1") != path(base)
+    assert path(base) == path(base.copy())
 
 
 def test_unreadable_entries_are_recomputed(tmp_path):
@@ -250,7 +206,7 @@ def test_summary_counts_crashed_runs_apart_from_the_budget():
         "samples": [10, 20, 100, 40],
         "stopped": [True, False, False, True],
         "error": [False, False, False, True],
-        "answer": [0, gbai.model.CRASHED, gbai.NO_ANSWER, 1],
+        "answer": [0, gbai.CRASHED, gbai.NO_ANSWER, 1],
     })
     row = gbai.summarize(table).iloc[0]
     assert row["crashed"] == 0.25 and row["unstopped_runs"] == 1 and row["unstopped"] == 0.25
@@ -260,12 +216,12 @@ def test_summary_counts_crashed_runs_apart_from_the_budget():
 def test_stored_limit_reads_back_bit_for_bit_and_keys_on_delta(tmp_path):
     instance = gbai.paper_instance("exp1", 0.33)
     first = gbai.stored_limit(instance, 0.1, "bernoulli", tmp_path)
-    stored = list((tmp_path / "limits").glob("*.txt"))
+    stored = list((tmp_path / "limits").rglob("*.npz"))
     assert len(stored) == 1
     assert gbai.stored_limit(instance, 0.1, "bernoulli", tmp_path) == first == gbai.lower_bound_tstar(instance, 0.1)
     # The file is what is read: a changed value would come back as it is on disk.
-    stored[0].write_text(repr(first * 2))
+    gbai.cache.store(stored[0], {"value": np.array(first * 2)})
     assert gbai.stored_limit(instance, 0.1, "bernoulli", tmp_path) == first * 2
     gbai.stored_limit(instance, 0.05, "bernoulli", tmp_path)
-    assert len(list((tmp_path / "limits").glob("*.txt"))) == 2
+    assert len(list((tmp_path / "limits").rglob("*.npz"))) == 2
     assert gbai.stored_limit(instance, 0.1, "bernoulli", None) == first

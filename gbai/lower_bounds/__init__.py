@@ -38,7 +38,6 @@ from .alternatives import KIND_NAMES, BestResponse, alternative_values, best_res
 from .characteristic_time import CharacteristicTime, characteristic_time, lower_bound_tstar
 from .divergences import DIVERGENCES, kl_bernoulli, kl_bernoulli_scalar, kl_gaussian, kl_gaussian_scalar
 from .reward_laws import RewardLaw, kinf, kinf_beta
-from .theorem1 import hardness_report, theorem1_bound, theorem1_constants
 
 __all__ = [
     "DIVERGENCES",
@@ -47,10 +46,8 @@ __all__ = [
     "RewardLaw",
     "CharacteristicTime",
     "alternative_values",
-    "benchmark_lower_bounds",
     "best_response",
     "characteristic_time",
-    "hardness_report",
     "kinf",
     "kinf_beta",
     "kl_bernoulli",
@@ -58,16 +55,4 @@ __all__ = [
     "kl_gaussian",
     "kl_gaussian_scalar",
     "lower_bound_tstar",
-    "theorem1_bound",
-    "theorem1_constants",
 ]
-
-
-def __getattr__(name):
-    # The benchmark moved to gbai.benchmark; importing it lazily keeps the old name
-    # working without making the lower bounds depend on the simulation code.
-    if name == "benchmark_lower_bounds":
-        from ..benchmark import benchmark_lower_bounds
-
-        return benchmark_lower_bounds
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -48,7 +48,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from ..model import MEAN_TOLERANCE, Instance
+from ..paper.model import MEAN_TOLERANCE, Instance
 from .divergences import divergence_code, divergence_scalar
 from .reward_laws import law_arrays
 from .overtake import overtake_cost

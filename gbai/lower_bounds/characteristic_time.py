@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..model import Instance, check_delta
+from ..paper.model import Instance, check_delta
 from .alternatives import alternative_values_kernel, answer_kernel, is_kinf
 from .divergences import divergence_code, kl_bernoulli_scalar
 from .pairs import LAW, law_alternatives_kernel, pair_divergence

@@ -1,4 +1,4 @@
-"""Sphinx configuration of the gbai book (``make book``; see ``gbai.pipeline.build_book``).
+"""Sphinx configuration of the gbai book (``make book``; see ``notebooks/_tools/book.py``).
 
 The build folder holds this file, ``index.md``, a copy of every executed notebook and
 MathJax 3 (copied from the ``django-static-mathjax`` package), so the book is built

@@ -1,6 +1,6 @@
 """How close Betting-GBAI comes to the limit: the measurements behind notebook 9's claims.
 
-``python -m gbai.near_limit`` runs four long sweeps (about half an hour on two
+``python -m gbai.tools.near_limit`` runs four long sweeps (about half an hour on two
 cores at the defaults) and prints each as a Markdown table. It also writes each
 table as a CSV file to ``--out``:
 
@@ -31,10 +31,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .experiments import sweep_experiment
-from .instances import paper_instance
-from .model import Instance
-from .simulation import run, run_seed, sweep
+from ..experiments import get_experiment, sweep_experiment
+from ..paper.model import Instance
+from ..simulation import run, run_seed, sweep
 
 __all__ = ["DELTAS", "adversarial_instances", "bernoulli_ratios", "beta_comparison", "cost", "error_rates", "main"]
 
@@ -136,7 +135,6 @@ def cost(n_runs: int = 10, seed: int = 2024, reward: str = "beta", big: tuple[in
     The big instance has means uniform in [0.35, 0.9] and threshold 0.4 (seed 0),
     the workload of ``gbai benchmark --scaling``; CSS-LUCB is not run on it.
     """
-    from .instances import get_experiment
 
     rows = []
     for name in experiments:
@@ -159,7 +157,7 @@ def cost(n_runs: int = 10, seed: int = 2024, reward: str = "beta", big: tuple[in
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m gbai.near_limit", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m gbai.tools.near_limit", description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=200, help="runs per point (default 200)")
     parser.add_argument("--error-runs", type=int, default=2000, help="runs per adversarial instance (default 2000)")
     parser.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")

@@ -1,4 +1,4 @@
-"""Throughput benchmark of the two engines (``python -m gbai.benchmark`` or ``gbai benchmark``).
+"""Throughput benchmark of the two engines (``python -m gbai.tools.benchmark`` or ``gbai benchmark``).
 
 Runs CSS-LUCB on experiment 3 at x = 0.3 and experiment 1 at x = 0.31 with the
 same seeds in both engines, checks that the runs agree, and prints samples per
@@ -18,12 +18,13 @@ import time
 import numpy as np
 from numba import njit
 
-from .instances import EXPERIMENTS, paper_instance
-from .model import Instance
-from .lower_bounds.alternatives import alternative_values_kernel, best_response, best_response_kernel
-from .lower_bounds.characteristic_time import characteristic_time
-from .lower_bounds.divergences import kl_bernoulli_scalar
-from .simulation import run
+from ..experiments import paper_instance
+from ..lower_bounds.alternatives import alternative_values_kernel, best_response, best_response_kernel
+from ..lower_bounds.characteristic_time import characteristic_time
+from ..lower_bounds.divergences import kl_bernoulli_scalar
+from ..paper.instances import EXPERIMENTS
+from ..paper.model import Instance
+from ..simulation import run
 
 WORKLOADS = (("exp3", 0.3), ("exp1", 0.31))
 
@@ -76,7 +77,7 @@ def benchmark_beyond(runs: int = 20, sweep_runs: int = 200, workers: int = 2) ->
     algorithm, the seconds a ``sweep_runs``-run sweep of experiment 1 at x = 0.35
     takes on ``workers`` processes, without the cache.
     """
-    from .simulation import run_seed, sweep
+    from ..simulation import run_seed, sweep
 
     per_run = []
     for name, x in BEYOND_WORKLOADS:

@@ -16,13 +16,18 @@ import argparse
 import json
 import math
 import sys
+import warnings
 
-from .algorithms import ALGORITHMS, resolve
-from .engine import DEFAULT_MAX_SAMPLES
-from .instances import EXPERIMENTS, PAPER_DELTA, PUBLISHED_EXPERIMENTS, get_experiment, paper_instance
-from .lower_bounds import hardness_report
-from .model import Instance, check_delta, load_instance
-from .rewards import REWARD_MODELS
+from ..algorithms import ALGORITHMS, resolve
+from ..asrun.instances import PUBLISHED_EXPERIMENTS
+from ..experiments import get_experiment, paper_instance
+from ..lower_bounds.characteristic_time import characteristic_time
+from ..lower_bounds.divergences import kl_bernoulli_scalar
+from ..paper.engine import DEFAULT_MAX_SAMPLES
+from ..paper.instances import EXPERIMENTS, PAPER_DELTA
+from ..paper.model import Instance, check_delta, load_instance
+from ..paper.rewards import REWARD_MODELS
+from ..paper.theorem1 import theorem1_bound, theorem1_constants
 
 __all__ = ["main"]
 
@@ -118,6 +123,35 @@ def _instance_from(args: argparse.Namespace) -> Instance:
     return paper_instance(args.experiment, args.x, size)
 
 
+def hardness_report(instance: Instance, delta: float) -> dict:
+    """The lower-bound quantities of an instance, JSON-ready (used by ``gbai hardness``).
+
+    Keys: ``T_star`` and ``w_star`` (Bernoulli divergence), ``T_star_gap`` (the
+    certified relative gap), ``lower_bound_tstar`` (``T* kl(delta, 1 - delta)``),
+    ``lower_bound_theorem1`` (Theorem 1 as stated), ``theorem1_C`` and
+    ``theorem1_case``. Infinite or undefined numbers are reported as None.
+    """
+    delta = check_delta(delta)
+    result = characteristic_time(instance)
+    constants = theorem1_constants(instance)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theorem1 = theorem1_bound(instance, delta)
+
+    def number(value):
+        return float(value) if value is not None and math.isfinite(value) else None
+
+    return {
+        "T_star": number(result.T_star),
+        "w_star": result.w_star.tolist(),
+        "T_star_gap": number(result.gap),
+        "lower_bound_tstar": number(result.T_star * kl_bernoulli_scalar(delta, 1.0 - delta)),
+        "lower_bound_theorem1": number(theorem1),
+        "theorem1_C": number(constants["C"]),
+        "theorem1_case": constants["case"],
+    }
+
+
 def _hardness(args: argparse.Namespace) -> dict:
     instance = _instance_from(args)
     summary = instance.describe()
@@ -133,7 +167,7 @@ def _hardness(args: argparse.Namespace) -> dict:
     print("arm means:    " + "  ".join(f"{v:.4f}" for v in summary["arm_means"]))
     print(f"feasible set: {summary['feasible_set']}")
     if summary["H_id"] is None:
-        print("H_id:         infinite (" + instance._infinite_reason().split(": ", 1)[1] + ")")
+        print("H_id:         infinite (" + instance.infinite_reason().split(": ", 1)[1] + ")")
     else:
         print(f"H_id:         {summary['H_id']:.6g}")
     def show(value):
@@ -150,7 +184,8 @@ def _hardness(args: argparse.Namespace) -> dict:
 
 
 def _run(args: argparse.Namespace) -> dict:
-    from .simulation import summarize, sweep
+    from ..experiments import summarize
+    from ..simulation import sweep
 
     instance = _instance_from(args)
     table = sweep(

@@ -80,15 +80,14 @@ import math
 import numpy as np
 from numba import njit
 
-from ..engine import Decision, RoundState
+from ..fast.paper import CONTINUE, run_result
+from ..fast.rewards import draw
+from ..paper.engine import NO_ANSWER, Decision, RoundState
+from ..paper.rewards import reward_exponents
 from ..lower_bounds.alternatives import answer_kernel
 from ..lower_bounds.divergences import kl_bernoulli_scalar
-from ..rewards import draw, reward_exponents
-from .base import Algorithm, canonical_spec
-from .kernels import CONTINUE, NO_ANSWER, run_result
 
 __all__ = [
-    "ALGORITHM",
     "BETTING_OPTIONS",
     "BettingGBAI",
     "GRID_RATIO",
@@ -100,6 +99,7 @@ __all__ = [
     "betting_decide",
     "betting_kernel",
     "rejection_level",
+    "run_betting",
     "union_terms",
 ]
 
@@ -411,8 +411,7 @@ class BettingGBAI:
         self.arm_test = _ARM_TEST_CODE[arm_test]
         self.union = union
         self.uniform = sampling == "uniform"
-        self.name = canonical_spec("betting", {"arm_test": arm_test, "union": union, "sampling": sampling},
-                                   BETTING_OPTIONS)
+        self.name = "betting"
 
     def reset(self, n_arms: int, n_attributes: int) -> None:
         self.rho = bet_grid()
@@ -452,7 +451,7 @@ class BettingGBAI:
         return Decision.sample(pulls) if answer == CONTINUE else Decision.stop(int(answer))
 
 
-def _run_betting(instance, delta, keys, model, max_samples, options):
+def run_betting(instance, delta, keys, model, max_samples, options):
     _check_options(**options)
     means = np.ascontiguousarray(instance.means, dtype=np.float64)
     return run_result(*betting_kernel(
@@ -461,15 +460,3 @@ def _run_betting(instance, delta, keys, model, max_samples, options):
         rejection_level(instance.n_arms, instance.n_attributes, delta, options["union"]),
         _ARM_TEST_CODE[options["arm_test"]], options["sampling"] == "uniform",
     ))
-
-
-ALGORITHM = Algorithm(
-    name="betting",
-    title="Betting-GBAI (betting e-values, N+M-1 union terms, weakest-test sampling)",
-    reference="beyond the paper: gbai.algorithms.betting",
-    make_policy=BettingGBAI,
-    run_fast=_run_betting,
-    options=BETTING_OPTIONS,
-    modules=("algorithms/betting.py", "lower_bounds/alternatives.py", "lower_bounds/divergences.py",
-             "lower_bounds/overtake.py"),
-)

@@ -40,7 +40,10 @@ import math
 import numpy as np
 from numba import njit
 
-from ..engine import Decision, RoundState
+from ..fast.paper import CONTINUE, run_result
+from ..fast.rewards import draw
+from ..paper.engine import NO_ANSWER, Decision, RoundState
+from ..paper.rewards import reward_exponents
 from ..lower_bounds.alternatives import (
     KIND_BEST_INFEASIBLE,
     KIND_OVERTAKE,
@@ -49,12 +52,9 @@ from ..lower_bounds.alternatives import (
     best_response_kernel,
 )
 from ..lower_bounds.divergences import divergence_scalar
-from ..rewards import draw, reward_exponents
-from ..thresholds import calibration
-from .base import Algorithm
-from .kernels import CONTINUE, NO_ANSWER, run_result
+from .confidence_sequences import calibration
 
-__all__ = ["ALGORITHM", "LMAGLR", "LMA_UPDATE_RATE", "glr_constants", "glr_decide", "lma_glr_kernel"]
+__all__ = ["LMAGLR", "LMA_UPDATE_RATE", "glr_constants", "glr_decide", "lma_glr_kernel", "run_lma_glr"]
 
 #: LMA-GLR updates its learner and checks the stopping rule at every 1% growth of the samples.
 LMA_UPDATE_RATE = 0.01
@@ -247,20 +247,9 @@ class LMAGLR:
         return Decision.sample(pulls)
 
 
-def _run_lma(instance, delta, keys, model, max_samples, options):
+def run_lma_glr(instance, delta, keys, model, max_samples, options):
     single, row, two_rows = glr_constants(instance.n_arms, instance.n_attributes, delta)
     return run_result(*lma_glr_kernel(
         instance.means, float(instance.threshold), float(delta), keys, reward_exponents(instance.means),
         int(model), np.int64(max_samples), single, row, two_rows, LMA_UPDATE_RATE,
     ))
-
-
-ALGORITHM = Algorithm(
-    name="lma-glr",
-    title="LMA-GLR (lazy mirror ascent tracking, GLR stopping)",
-    reference="beyond the paper: gbai.algorithms.lma_glr",
-    make_policy=LMAGLR,
-    run_fast=_run_lma,
-    modules=("algorithms/lma_glr.py", "thresholds.py", "lower_bounds/divergences.py", "lower_bounds/overtake.py",
-             "lower_bounds/alternatives.py"),
-)

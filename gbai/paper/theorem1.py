@@ -1,21 +1,19 @@
 """Theorem 1 of the paper (Section III, proved in the appendix "PROOF OF LOWER BOUND").
 
-``E[tau] >= ln(1/(2.4 delta)) C(nu, mu_TH) H_id``; :func:`hardness_report` puts it
-next to the characteristic time for the command line.
+``E[tau] >= ln(1/(2.4 delta)) C(nu, mu_TH) H_id`` with the hardness index ``H_id`` of
+Section V (:meth:`gbai.paper.model.Instance.hardness_index`) and the constant ``C``
+of the appendix, read as :func:`theorem1_constants` documents.
 """
 
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 
-from ..model import Instance, check_delta
-from .characteristic_time import characteristic_time, check_instance
-from .divergences import kl_bernoulli_scalar
+from .model import Instance, check_delta
 
-__all__ = ["hardness_report", "theorem1_bound", "theorem1_constants"]
+__all__ = ["theorem1_bound", "theorem1_constants"]
 
 
 def theorem1_constants(instance: Instance) -> dict:
@@ -46,7 +44,8 @@ def theorem1_constants(instance: Instance) -> dict:
     in ``C``), ``c_attr`` and ``c_best`` (the two ``c``'s), ``best_arm`` and the arm
     sets ``infeasible_risky`` and ``infeasible_suboptimal``.
     """
-    instance = check_instance(instance)
+    if not isinstance(instance, Instance):
+        raise ValueError(f"expected a gbai.Instance, got {type(instance).__name__}")
     means = instance.means
     th = instance.threshold
     m = instance.n_attributes
@@ -132,32 +131,3 @@ def theorem1_bound(instance: Instance, delta: float) -> float:
     if math.isinf(hardness):
         return math.inf if (C > 0 and log_factor > 0) else math.nan
     return log_factor * C * hardness
-
-
-def hardness_report(instance: Instance, delta: float) -> dict:
-    """The lower-bound quantities of an instance, JSON-ready (used by ``gbai hardness``).
-
-    Keys: ``T_star`` and ``w_star`` (Bernoulli divergence), ``T_star_gap`` (the
-    certified relative gap), ``lower_bound_tstar`` (``T* kl(delta, 1 - delta)``),
-    ``lower_bound_theorem1`` (Theorem 1 as stated), ``theorem1_C`` and
-    ``theorem1_case``. Infinite or undefined numbers are reported as None.
-    """
-    delta = check_delta(delta)
-    result = characteristic_time(instance)
-    constants = theorem1_constants(instance)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        theorem1 = theorem1_bound(instance, delta)
-
-    def number(value):
-        return float(value) if value is not None and math.isfinite(value) else None
-
-    return {
-        "T_star": number(result.T_star),
-        "w_star": result.w_star.tolist(),
-        "T_star_gap": number(result.gap),
-        "lower_bound_tstar": number(result.T_star * kl_bernoulli_scalar(delta, 1.0 - delta)),
-        "lower_bound_theorem1": number(theorem1),
-        "theorem1_C": number(constants["C"]),
-        "theorem1_case": constants["case"],
-    }

@@ -61,15 +61,13 @@ import math
 import numpy as np
 from numba import njit
 
-from ..confidence import log_constant, log_term_from, radius
-from ..engine import Decision, RoundState
-from ..rewards import draw, reward_exponents
-from ..thresholds import ETA, K1, K2, STITCHING_S, stitched, stitched_log_constant, stitched_radius
-from .base import Algorithm, canonical_spec
-from .css_lucb import css_lucb_sets
-from .kernels import CONTINUE, NO_ANSWER, run_result
+from ..fast.paper import CONTINUE, css_lucb_decision, paper_log_constant, paper_radius, run_result
+from ..fast.rewards import draw
+from ..paper.engine import NO_ANSWER, Decision, RoundState
+from ..paper.rewards import reward_exponents
+from .confidence_sequences import ETA, K1, K2, STITCHING_S, stitched, stitched_log_constant, stitched_radius
 
-__all__ = ["ALGORITHM", "CSSLUCBPlus", "PLUS_OPTIONS", "arm_rounds", "css_lucb_plus_kernel", "plus_decide", "plus_logs"]
+__all__ = ["CSSLUCBPlus", "PLUS_OPTIONS", "arm_rounds", "css_lucb_plus_kernel", "plus_decide", "plus_logs", "run_css_lucb_plus"]
 
 #: Options of CSS-LUCB+: the first value of each is the default.
 PLUS_OPTIONS = {
@@ -115,7 +113,7 @@ def plus_logs(n_arms: int, n_attributes: int, delta: float, confidence: str) -> 
     share = HOEFFDING_SHARE if confidence == "bernstein" else 1.0
     rest = 1.0 - HOEFFDING_SHARE
     return np.array([
-        log_constant(n_arms * n_attributes, delta),
+        paper_log_constant(n_arms * n_attributes, delta),
         stitched_log_constant(pair_alpha * share),
         stitched_log_constant(pair_alpha * rest),
         stitched_log_constant(arm_alpha * share),
@@ -133,7 +131,7 @@ def _radius(count, t, proxy, spread, mode, paper_log, hoeffding_log, bernstein_l
     (Theorem 4, scale 1 for [0, 1] data) at the empirical variance process ``spread``.
     """
     if mode == _PAPER:
-        return radius(log_term_from(paper_log, t), paper_count)
+        return paper_radius(paper_log, t, paper_count)
     value = stitched_radius(count, proxy, hoeffding_log)
     if mode == _BERNSTEIN:
         empirical = stitched(spread, BERNSTEIN_V_MIN, 1.0, bernstein_log, K1, K2, STITCHING_S, ETA) / count
@@ -191,7 +189,7 @@ def plus_decide(pair_mean, pair_radius, arm_mean, arm_radius, counts, threshold,
 
     Returns the answer (an arm, or -1 for infeasible) when ``F_t`` and ``P_t`` are
     disjoint; otherwise fills ``pulls`` and returns :data:`CONTINUE`. The sets, the
-    stopping rule and ``i_t``, ``c_t`` are CSS-LUCB's (:func:`css_lucb_sets`).
+    stopping rule and ``i_t``, ``c_t`` are CSS-LUCB's (:func:`gbai.fast.paper.css_lucb_decision`).
     """
     n, m = pair_mean.shape
     feasible = np.zeros(n, dtype=np.bool_)
@@ -210,7 +208,7 @@ def plus_decide(pair_mean, pair_radius, arm_mean, arm_radius, counts, threshold,
                 certain = False
         feasible[i] = possible
         perfect[i] = possible and certain
-    answer, leader, competitor = css_lucb_sets(arm_mean, lower, upper, feasible, perfect)
+    answer, leader, competitor = css_lucb_decision(arm_mean, lower, upper, feasible, perfect)
     if answer != CONTINUE:
         return answer
     pulls[:, :] = False
@@ -370,9 +368,7 @@ class CSSLUCBPlus:
         self.mode = _CONFIDENCE_CODES[confidence]
         self.average = arm_radius == "average"
         self.targeted = sampling == "targeted"
-        self.name = canonical_spec(
-            "css-lucb-plus", {"confidence": confidence, "arm_radius": arm_radius, "sampling": sampling}, PLUS_OPTIONS
-        )
+        self.name = "css-lucb-plus"
 
     def reset(self, n_arms: int, n_attributes: int) -> None:
         shape = (n_arms, n_attributes)
@@ -413,21 +409,10 @@ class CSSLUCBPlus:
         return Decision.sample(pulls) if answer == CONTINUE else Decision.stop(answer)
 
 
-def _run_plus(instance, delta, keys, model, max_samples, options):
+def run_css_lucb_plus(instance, delta, keys, model, max_samples, options):
     _check_plus_options(**options)
     return run_result(*css_lucb_plus_kernel(
         instance.means, float(instance.threshold), keys, reward_exponents(instance.means), int(model),
         np.int64(max_samples), _CONFIDENCE_CODES[options["confidence"]], options["arm_radius"] == "average",
         options["sampling"] == "targeted", plus_logs(instance.n_arms, instance.n_attributes, delta, options["confidence"]),
     ))
-
-
-ALGORITHM = Algorithm(
-    name="css-lucb-plus",
-    title="CSS-LUCB+ (anytime bounds, averaged arm radius, targeted sampling)",
-    reference="beyond the paper: gbai.algorithms.css_lucb_plus",
-    make_policy=CSSLUCBPlus,
-    run_fast=_run_plus,
-    options=PLUS_OPTIONS,
-    modules=("algorithms/css_lucb_plus.py", "algorithms/css_lucb.py", "thresholds.py"),
-)

@@ -1,0 +1,150 @@
+"""The registry: every algorithm by name, with its step-engine policy, its compiled run and its options.
+
+A *spec* names an algorithm and options, e.g. ``"css-lucb"``,
+``"css-lucb-plus:confidence=paper,sampling=all"`` or ``"css-lucb:as=fig1"`` (a
+preset, :data:`gbai.asrun.variants.PRESETS`); the command line takes the same specs.
+:func:`resolve` checks a spec and gives its canonical form (options at their
+defaults left out, the others sorted), so two spellings share their cached runs. A
+new algorithm is a module of ``gbai/beyond/`` and one entry of :data:`ALGORITHMS`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Callable, Mapping
+
+import numpy as np
+
+from .asrun.variants import OPTIONS as AS_RUN_OPTIONS, PRESETS as AS_RUN_PRESETS, is_text, run_paper_algorithm
+from .beyond.betting import BETTING_OPTIONS, BettingGBAI, run_betting
+from .beyond.css_lucb_plus import PLUS_OPTIONS, CSSLUCBPlus, run_css_lucb_plus
+from .beyond.lma_glr import LMAGLR, run_lma_glr
+from .paper import ActionElimination, CSSLUCB, FeasibilityThenBAI
+from .paper.engine import Policy
+from .paper.model import Instance
+
+__all__ = ["ALGORITHMS", "PAPER_ALGORITHMS", "Algorithm", "Resolved", "canonical_spec", "get_algorithm", "resolve"]
+
+#: ``kernel(instance, delta, keys, model, max_samples, options) -> (answer, samples, rounds, counts, stopped)``.
+Kernel = Callable[[Instance, float, np.ndarray, int, int, dict], tuple]
+
+
+@dataclass(frozen=True)
+class Algorithm:
+    """A named algorithm.
+
+    ``policy(**options)`` builds a step-engine policy (:mod:`gbai.paper.engine`) and
+    ``kernel`` runs the same rule compiled. ``options`` maps each option to its
+    values, the default first; ``presets`` names sets of options (``as=NAME``).
+    ``compiled_options`` are options the policy does not take: a spec that sets one
+    runs in the compiled engine only (the authors' as-run variants).
+    """
+
+    name: str
+    title: str
+    reference: str
+    policy: Callable[..., Policy]
+    kernel: Kernel
+    options: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    presets: dict[str, dict[str, str]] = field(default_factory=dict)
+    compiled_options: bool = False
+
+    @property
+    def modules(self) -> tuple[str, ...]:
+        """The modules that define the policy and the kernel (the cache follows their imports)."""
+        return tuple(sorted({getattr(part, "func", part).__module__ for part in (self.policy, self.kernel)}))
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """A checked spec: the algorithm, every option's value and the canonical spec."""
+
+    algorithm: Algorithm
+    options: dict[str, str]
+    spec: str
+
+    def policy(self) -> Policy:
+        """A fresh step-engine policy for this spec."""
+        if not self.algorithm.compiled_options:
+            return self.algorithm.policy(**self.options)
+        if not is_text(self.algorithm.name, self.options):
+            raise ValueError(f"{self.spec}: the as-run options of the authors' code run in the compiled engine "
+                             "only (engine='fast')")
+        return self.algorithm.policy()
+
+    def run_fast(self, instance: Instance, delta: float, keys: np.ndarray, model: int, max_samples: int) -> tuple:
+        """One run in the compiled engine: ``(answer, samples, rounds, counts, stopped)``."""
+        return self.algorithm.kernel(instance, delta, keys, model, max_samples, self.options)
+
+
+def _paper(name: str, title: str, reference: str, policy: Callable[[], Policy]) -> Algorithm:
+    return Algorithm(name, title, reference, policy, partial(run_paper_algorithm, name), AS_RUN_OPTIONS[name],
+                     AS_RUN_PRESETS[name], compiled_options=True)
+
+
+#: Every algorithm by name, in the order the command line lists them.
+ALGORITHMS: dict[str, Algorithm] = {
+    "css-lucb": _paper("css-lucb", "CSS-LUCB", "Algorithm 1, Section IV", CSSLUCB),
+    "ae": _paper("ae", "Action Elimination with attribute elimination", "Section VI, baseline 1 (reading note 6)",
+                 ActionElimination),
+    "feasibility-then-bai": _paper("feasibility-then-bai", "Feasibility then BAI",
+                                   "Section VI, baseline 2 (reading note 7)", FeasibilityThenBAI),
+    "css-lucb-plus": Algorithm("css-lucb-plus", "CSS-LUCB+ (anytime bounds, averaged arm radius, targeted sampling)",
+                               "beyond the paper: gbai.beyond.css_lucb_plus", CSSLUCBPlus, run_css_lucb_plus,
+                               PLUS_OPTIONS),
+    "lma-glr": Algorithm("lma-glr", "LMA-GLR (lazy mirror ascent tracking, GLR stopping)",
+                         "beyond the paper: gbai.beyond.lma_glr", LMAGLR, run_lma_glr),
+    "betting": Algorithm("betting", "Betting-GBAI (betting e-values, N+M-1 union terms, weakest-test sampling)",
+                         "beyond the paper: gbai.beyond.betting", BettingGBAI, run_betting, BETTING_OPTIONS),
+}
+
+#: The algorithms the paper compares (Figure 1).
+PAPER_ALGORITHMS = ("css-lucb", "ae", "feasibility-then-bai")
+
+
+def get_algorithm(name: str, registry: Mapping[str, Algorithm] = ALGORITHMS) -> Algorithm:
+    """The algorithm called ``name`` (without options); a ValueError lists the valid names."""
+    try:
+        return registry[name]
+    except (KeyError, TypeError):
+        raise ValueError(f"unknown algorithm {name!r}; choose from {sorted(registry)}") from None
+
+
+def canonical_spec(name: str, options: Mapping[str, str], choices: Mapping[str, tuple[str, ...]]) -> str:
+    """``name`` followed by the options that differ from their defaults, sorted by option name."""
+    changed = [f"{key}={value}" for key, value in sorted(options.items()) if value != choices[key][0]]
+    return name + (":" + ",".join(changed) if changed else "")
+
+
+def resolve(spec: str, registry: Mapping[str, Algorithm] = ALGORITHMS) -> Resolved:
+    """Parse ``"name"`` or ``"name:option=value,..."`` (a preset ``as=NAME`` first, then options)."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise ValueError(f"an algorithm spec must be a non-empty string, got {spec!r}")
+    name, _, rest = spec.strip().partition(":")
+    algorithm = get_algorithm(name.strip(), registry)
+    options = {key: values[0] for key, values in algorithm.options.items()}
+    items = [part.strip() for part in rest.split(",") if part.strip()]
+    presets = [item for item in items if item.partition("=")[0].strip() == "as"]
+    if presets and not algorithm.presets:
+        raise ValueError(f"algorithm {algorithm.name!r} has no presets (as=...)")
+    if len(presets) > 1:
+        raise ValueError(f"algorithm {algorithm.name!r}: at most one preset (as=...), got {presets}")
+    for item in presets:
+        preset = item.partition("=")[2].strip()
+        if preset not in algorithm.presets:
+            raise ValueError(f"algorithm {algorithm.name!r}: preset as={preset!r} unknown; choose from "
+                             f"{sorted(algorithm.presets)}")
+        options.update(algorithm.presets[preset])
+    for item in items:
+        if item in presets:
+            continue
+        key, equals, value = (part.strip() for part in item.partition("="))
+        if not equals or key not in algorithm.options:
+            known = ", ".join(f"{k}={'|'.join(v)}" for k, v in algorithm.options.items()) or "none"
+            raise ValueError(f"algorithm {algorithm.name!r}: bad option {item!r}; options: {known}")
+        if value not in algorithm.options[key]:
+            raise ValueError(f"algorithm {algorithm.name!r}: option {key} must be one of "
+                             f"{list(algorithm.options[key])}, got {value!r}")
+        options[key] = value
+    return Resolved(algorithm, options, canonical_spec(algorithm.name, options, algorithm.options))

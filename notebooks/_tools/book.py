@@ -1,0 +1,81 @@
+"""The book: the executed notebooks rendered as a static site with Sphinx and MyST-NB (``make book``).
+
+Nothing is executed: the pages show the outputs ``make figures`` stored. The Sphinx
+sources live in ``notebooks/_book``; MathJax 3 comes from the PyPI package
+``django-static-mathjax`` and is copied into the site, so equations render offline.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from pipeline import MissingPrerequisite, notebook_scripts, require
+
+__all__ = ["build_book"]
+
+#: What the site needs from MathJax 3's es5 build: the combined TeX/MathML -> HTML
+#: component, its fonts, the TeX extensions it loads on demand (ams, ...), and the
+#: context menu with its accessibility parts.
+_MATHJAX_PARTS = ("tex-mml-chtml.js", "output/chtml/fonts/woff-v2", "input/tex/extensions", "ui", "a11y", "sre")
+
+
+def _mathjax_folder() -> Path:
+    spec = importlib.util.find_spec("mathjax")
+    folder = Path(spec.origin).parent / "static" / "mathjax" if spec and spec.origin else None
+    if folder is None or not (folder / "es5" / "tex-mml-chtml.js").exists():
+        raise MissingPrerequisite("make book needs MathJax 3 from the package django-static-mathjax: "
+                                  "run `make install` or pip install -e '.[book]'")
+    return folder
+
+
+def build_book(notebooks: Path, output: Path, work: Path | None = None) -> Path:
+    """Render the executed ``notebooks/NN_*.ipynb`` into a static site in ``output``.
+
+    Nothing is executed: the pages show the outputs stored by ``make figures``. The
+    Sphinx sources (``conf.py``, the landing page) live in ``notebooks/_book``; they
+    and the notebooks are copied into ``work`` (default ``output`` + ``-src``) with
+    MathJax, and ``sphinx-build -W`` turns every warning into a failure. Returns
+    the landing page.
+    """
+    require({"sphinx": "sphinx", "myst_nb": "myst-nb", "sphinx_book_theme": "sphinx-book-theme",
+              "sphinx_togglebutton": "sphinx-togglebutton"}, "book", "make book")
+    mathjax = _mathjax_folder()
+    sources = notebooks / "_book"
+    if not (sources / "conf.py").exists():
+        raise FileNotFoundError(f"no book sources: {sources / 'conf.py'} is missing")
+    pages = [script.with_suffix(".ipynb") for script in notebook_scripts(notebooks)]
+    unexecuted = [page.name for page in pages if not page.exists()]
+    if unexecuted:
+        raise FileNotFoundError(f"notebooks without an executed .ipynb (run `make figures`): {unexecuted}")
+    output = output.resolve()
+    work = (work or output.with_name(output.name + "-src")).resolve()
+    if work.exists():
+        shutil.rmtree(work)
+    shutil.copytree(sources, work, ignore=shutil.ignore_patterns("__pycache__"))
+    for page in pages:
+        shutil.copy2(page, work / page.name)
+    target = work / "_mathjax" / "mathjax"
+    for part in _MATHJAX_PARTS:
+        source = mathjax / "es5" / part
+        if source.is_dir():
+            shutil.copytree(source, target / part)
+        else:
+            target.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target / part)
+    shutil.copy2(mathjax / "LICENSE", target / "LICENSE")
+    # MyST-NB writes a jupyter_execute/ folder beside the HTML folder: keep it in `work`.
+    html = work / "_build" / "html"
+    command = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",
+               "-d", str(work / "_build" / "doctrees"), str(work), str(html)]
+    completed = subprocess.run(command, capture_output=True, text=True)
+    if completed.returncode != 0:
+        raise RuntimeError("sphinx-build failed:\n" + (completed.stderr or completed.stdout).strip())
+    if output.exists():
+        shutil.rmtree(output)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    shutil.move(html, output)
+    return output / "index.html"

@@ -1,0 +1,221 @@
+"""Run the notebooks headless, and dispatch the book and course commands: ``python notebooks/_tools/pipeline.py MODE``.
+
+The Jupytext percent scripts ``notebooks/NN_name.py`` are the source of truth.
+``figures`` runs each with its default parameters and stores the executed notebook
+as ``notebooks/NN_name.ipynb`` (Jupytext's rendering of the script with the outputs
+filled in, so the pair converts back to the same script); ``quick OUTDIR`` runs
+each with ``quick=True`` for ``make test``'s nbval check. A notebook is replaced only
+when every cell succeeded. ``book`` is :mod:`book`; ``assignments``, ``autograde``
+and ``feedback`` are :mod:`course`. This is tooling: the ``gbai`` library never
+imports it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+__all__ = ["MissingPrerequisite", "execute_notebook", "main", "merge_streams", "notebook_scripts", "require"]
+
+KERNEL = "python3"
+
+
+def notebook_scripts(folder: Path, names: list[str] | None = None) -> list[Path]:
+    """The numbered percent scripts of ``folder`` (optionally those whose stem starts with a name)."""
+    scripts = sorted(path for path in folder.glob("[0-9][0-9]_*.py"))
+    if names:
+        chosen = [path for path in scripts if any(path.stem.startswith(name) for name in names)]
+        unknown = [name for name in names if not any(path.stem.startswith(name) for path in scripts)]
+        if unknown:
+            raise ValueError(f"no notebook matches {unknown}; available: {[path.stem for path in scripts]}")
+        return chosen
+    return scripts
+
+
+def _replace_atomically(text: str, target: Path) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.stem}", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        os.replace(temporary, target)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise
+
+
+def merge_streams(notebook) -> None:
+    """Join consecutive stream outputs of the same name (stdout, stderr) in every code cell.
+
+    A kernel flushes ``print`` output whenever its buffer fills or a timer fires, so
+    one print can arrive as one or as two stream messages depending on timing; joined,
+    the stored notebook no longer depends on it (reruns stay byte-identical).
+    """
+    for cell in notebook.cells:
+        if cell.cell_type != "code":
+            continue
+        merged = []
+        for output in cell.outputs:
+            previous = merged[-1] if merged else None
+            if (output.output_type == "stream" and previous is not None and previous.output_type == "stream"
+                    and previous.name == output.name):
+                previous.text = "".join(previous.text) + "".join(output.text)
+            else:
+                merged.append(output)
+        cell.outputs = merged
+
+
+def execute_notebook(script: Path, target: Path, parameters: dict | None = None, paired: bool = True) -> float:
+    """Run ``script`` and write the executed notebook to ``target``; returns the seconds taken.
+
+    With ``paired=True`` the stored notebook is Jupytext's rendering of ``script`` with
+    the executed outputs copied in (no Papermill metadata, no injected cell), so it
+    stays the exact pair of the script. ``target`` is only replaced on success.
+    """
+    import jupytext
+    import nbformat
+    import papermill
+
+    os.environ.setdefault("JUPYTER_PREFER_ENV_PATH", "1")  # the venv's kernel first
+    os.environ.setdefault("TQDM_DISABLE", "1")  # no progress bars (and their timings) in stored outputs
+    source = jupytext.read(script)
+    for index, cell in enumerate(source.cells):
+        cell.id = f"cell-{index}"  # nbformat would draw random ids: keep reruns byte-identical
+    start = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="gbai-notebook-") as scratch:
+        unexecuted = Path(scratch) / f"{script.stem}.ipynb"
+        executed = Path(scratch) / f"{script.stem}.out.ipynb"
+        nbformat.write(source, unexecuted)
+        papermill.execute_notebook(
+            str(unexecuted),
+            str(executed),
+            parameters=parameters or {},
+            kernel_name=KERNEL,
+            language="python",
+            progress_bar=False,
+            cwd=str(script.parent),
+        )
+        result = nbformat.read(executed, as_version=4)
+    merge_streams(result)
+    elapsed = time.perf_counter() - start
+    if paired:
+        code_cells = [cell for cell in source.cells if cell.cell_type == "code"]
+        ran = [cell for cell in result.cells if cell.cell_type == "code"]
+        if len(code_cells) != len(ran):
+            raise RuntimeError(f"{script.name}: executed notebook has {len(ran)} code cells, expected {len(code_cells)}")
+        for original, done in zip(code_cells, ran):
+            original.outputs = done.outputs
+            original.execution_count = done.execution_count
+        result = source
+    else:
+        result.metadata.pop("papermill", None)
+        for cell in result.cells:
+            cell.metadata.pop("papermill", None)
+            cell.metadata.pop("execution", None)
+    _replace_atomically(nbformat.writes(result) + "\n", target)
+    return elapsed
+
+
+class MissingPrerequisite(RuntimeError):
+    """A tool a command needs is not installed; the message says how to install it."""
+
+
+def require(modules: dict[str, str], extra: str, command: str) -> None:
+    missing = [package for module, package in modules.items() if importlib.util.find_spec(module) is None]
+    if missing:
+        raise MissingPrerequisite(
+            f"{command} needs {', '.join(missing)}: run `make install` or pip install -e '.[{extra}]'")
+
+
+def _execute(args: argparse.Namespace) -> int:
+    folder = Path(args.notebooks)
+    scripts = notebook_scripts(folder, args.names)
+    if not scripts:
+        raise ValueError(f"no notebooks in {folder}")
+    total = 0.0
+    failed = []
+    for script in scripts:
+        if args.mode == "figures":
+            target, parameters, paired = script.with_suffix(".ipynb"), None, True
+        else:
+            target, parameters, paired = Path(args.output) / f"{script.stem}.ipynb", {"quick": True}, False
+        try:
+            seconds = execute_notebook(script, target, parameters, paired)
+        except Exception as error:  # report every failing notebook, keep the others
+            first_line = str(error).strip().splitlines()[-1] if str(error).strip() else type(error).__name__
+            print(f"FAILED {script.name}: {first_line}", file=sys.stderr)
+            failed.append(script.name)
+            continue
+        total += seconds
+        print(f"ran {script.name:<36} {seconds:7.1f} s -> {target}", flush=True)
+    print(f"total {total:.1f} s for {len(scripts) - len(failed)} notebook(s)")
+    if failed:
+        print(f"pipeline: {len(failed)} notebook(s) failed: {', '.join(failed)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _classroom(args: argparse.Namespace, book, course) -> int:
+    start = time.perf_counter()
+    folder = Path(args.output)
+    if args.mode == "book":
+        index = book.build_book(Path(args.notebooks), folder)
+        print(f"book written to {index} ({time.perf_counter() - start:.1f} s)")
+    elif args.mode == "assignments":
+        made = course.make_assignments(Path(args.notebooks), folder, args.names)
+        print(f"{len(made)} assignment(s) in {folder}: student versions in {folder / 'release'} "
+              f"({time.perf_counter() - start:.1f} s)")
+    elif args.mode == "autograde":
+        graded = course.autograde(folder, args.names or None)
+        scores = course.score_table(folder)
+        totals = scores.groupby(["student", "assignment"])[["score", "points"]].sum()
+        for (student, assignment), row in totals.iterrows():
+            if (student, assignment) in graded:
+                print(f"{student:<20} {assignment:<28} {row['score']:g} / {row['points']:g}")
+        print(f"grades of {len(graded)} submission(s) in {folder / 'grades.csv'} ({time.perf_counter() - start:.1f} s)")
+    else:
+        pages = course.generate_feedback(folder)
+        print(f"{len(pages)} feedback page(s) under {folder / 'feedback'}")
+    return 0
+
+
+_DEFAULT_OUTPUT = {"quick": "build/quick", "book": "build/book", "assignments": "build/assignments",
+                   "autograde": "build/assignments", "feedback": "build/assignments"}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python notebooks/_tools/pipeline.py",
+        description="Run the notebooks headless, render them as a book, or make and grade assignments.")
+    parser.add_argument("mode", choices=["figures", "quick", "book", "assignments", "autograde", "feedback"],
+                        help="figures: full run into notebooks/; quick: tests; book: HTML site; "
+                             "assignments, autograde, feedback: the nbgrader course")
+    parser.add_argument("names", nargs="*", help="notebook name prefixes (default: all)")
+    parser.add_argument("--notebooks", default="notebooks", help="folder of the percent scripts")
+    parser.add_argument("--output", help="output folder (default: build/quick, build/book or build/assignments)")
+    args = parser.parse_args(argv)
+    if args.output is None:
+        args.output = _DEFAULT_OUTPUT.get(args.mode, "build/quick")
+    try:
+        if args.mode in ("figures", "quick"):
+            return _execute(args)
+        import book
+        import course
+
+        return _classroom(args, book, course)
+    except (ValueError, FileNotFoundError, MissingPrerequisite) as error:
+        print(f"pipeline: error: {error}", file=sys.stderr)
+        return 2
+    except RuntimeError as error:
+        print(f"pipeline: {args.mode} failed: {error}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

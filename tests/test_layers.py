@@ -1,0 +1,203 @@
+"""The layout: layers import only the layers below them, and a new algorithm is one module and one entry.
+
+The paper layer is plain NumPy (no numba, nothing above it); the compiled engine
+and the limits build on it; beyond-the-paper algorithms and the authors' as-run
+variants on those; the registry, the runs and the tables on everything; nothing in
+the library imports the tooling (``gbai.tools``).
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+import gbai
+
+PACKAGE = Path(gbai.__file__).parent
+LIMITS = "limits" if (PACKAGE / "limits").is_dir() else "lower_bounds"
+
+#: For each part of the package, the parts of ``gbai`` it may import.
+ALLOWED = {
+    "paper": {"paper"},
+    "fast": {"paper", "fast"},
+    LIMITS: {"paper", LIMITS},
+    "beyond": {"paper", "fast", LIMITS, "beyond"},
+    "asrun": {"paper", "fast", "asrun"},
+    "algorithms": {"paper", "fast", "beyond", "asrun"},
+    "cache": {"__init__"},
+    "simulation": {"paper", "algorithms", "cache"},
+    "experiments": {"paper", "asrun", LIMITS, "cache", "simulation"},
+    "plotting": set(),
+}
+
+
+def _part(path: Path) -> str:
+    relative = path.relative_to(PACKAGE)
+    return relative.parts[0] if len(relative.parts) > 1 else relative.stem
+
+
+def _is_module(name: str) -> bool:
+    return (PACKAGE / f"{name}.py").is_file() or (PACKAGE / name / "__init__.py").is_file()
+
+
+def _imports(path: Path) -> set[tuple[str, str]]:
+    """``(top-level module, gbai part or "")`` for every import of the file."""
+    package = ".".join(("gbai",) + path.relative_to(PACKAGE).parent.parts)
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found |= {(alias.name.split(".")[0], "") for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                target = f"{base}.{node.module}" if node.module else base
+                parts = target.split(".")
+                if len(parts) > 1:
+                    found.add(("gbai", parts[1]))
+                else:  # ``from . import name``: a module of the package, or a name of its front page
+                    found |= {("gbai", alias.name if _is_module(alias.name) else "__init__") for alias in node.names}
+            else:
+                found.add(((node.module or "").split(".")[0], ""))
+    return found
+
+
+def _library_files():
+    return [path for path in sorted(PACKAGE.rglob("*.py")) if _part(path) not in ("tools", "__main__")]
+
+
+@pytest.mark.parametrize("part", sorted(ALLOWED))
+def test_each_layer_imports_only_the_layers_below_it(part):
+    files = [path for path in _library_files() if _part(path) == part]
+    assert files, part
+    for path in files:
+        used = {name for top, name in _imports(path) if top == "gbai"}
+        assert used <= ALLOWED[part] | {part}, f"{path.relative_to(PACKAGE)} imports {used - ALLOWED[part]}"
+
+
+def test_the_paper_layer_is_plain_numpy():
+    for path in PACKAGE.joinpath("paper").glob("*.py"):
+        tops = {top for top, _ in _imports(path)}
+        assert not tops & {"numba", "scipy", "matplotlib"}, f"{path.name} imports {tops}"
+
+
+def test_nothing_in_the_library_imports_the_tooling():
+    for path in _library_files():
+        assert ("gbai", "tools") not in _imports(path), path.relative_to(PACKAGE)
+
+
+def test_no_module_imports_another_modules_private_names():
+    offenders = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module != "__future__":
+                offenders += [f"{path.relative_to(PACKAGE)}: {alias.name}" for alias in node.names
+                              if alias.name.startswith("_") and not alias.name.endswith("__")]
+    assert not offenders
+
+
+TOY_MODULE = '''
+"""Toy: CSS-LUCB's stopping rule, sampling every arm of F_t each round."""
+
+import numpy as np
+from numba import njit
+
+from gbai.fast.paper import CONTINUE, css_lucb_decision, paper_log_constant, paper_radius, run_result
+from gbai.fast.rewards import draw
+from gbai.paper.css_lucb import css_lucb
+from gbai.paper.engine import NO_ANSWER, Decision
+from gbai.paper.rewards import reward_exponents
+
+
+class UniformCSS:
+    name = "toy-uniform"
+
+    def reset(self, n_arms, n_attributes):
+        pass
+
+    def decide(self, state):
+        paper = css_lucb(state)
+        if paper.stops:
+            return paper
+        return Decision.sample(np.repeat(state.sets.feasible_set[:, None], state.n_attributes, axis=1))
+
+
+@njit
+def toy_kernel(means, threshold, delta, keys, exponents, model, max_samples):
+    n, m = means.shape
+    sums = np.zeros((n, m))
+    counts = np.zeros((n, m), dtype=np.int64)
+    for i in range(n):
+        for j in range(m):
+            sums[i, j] += draw(keys[i, j], 0, means[i, j], exponents[i, j], model)
+            counts[i, j] = 1
+    samples, rounds, t = n * m, 1, 2
+    constant = paper_log_constant(n * m, delta)
+    arm_mean, lower, upper = np.zeros(n), np.zeros(n), np.zeros(n)
+    feasible, perfect = np.zeros(n, dtype=np.bool_), np.zeros(n, dtype=np.bool_)
+    while True:
+        for i in range(n):
+            a = paper_radius(constant, t, counts[i, 0])
+            total, lowest = 0.0, np.inf
+            for j in range(m):
+                total += sums[i, j] / counts[i, j]
+                lowest = min(lowest, sums[i, j] / counts[i, j])
+            arm_mean[i] = total / m
+            lower[i], upper[i] = arm_mean[i] - a, arm_mean[i] + a
+            feasible[i], perfect[i] = lowest + a >= threshold, lowest - a >= threshold
+        answer, _, _ = css_lucb_decision(arm_mean, lower, upper, feasible, perfect)
+        if answer != CONTINUE:
+            return answer, samples, rounds, counts, True
+        if samples + feasible.sum() * m > max_samples:
+            return NO_ANSWER, samples, rounds, counts, False
+        for i in range(n):
+            if feasible[i]:
+                for j in range(m):
+                    sums[i, j] += draw(keys[i, j], counts[i, j], means[i, j], exponents[i, j], model)
+                    counts[i, j] += 1
+                samples += m
+        rounds += 1
+        t += 1
+
+
+def run_toy(instance, delta, keys, model, max_samples, options):
+    means = np.ascontiguousarray(instance.means)
+    return run_result(*toy_kernel(means, instance.threshold, delta, keys, reward_exponents(means), model,
+                                  max_samples))
+'''
+
+
+@pytest.fixture
+def toy(tmp_path):
+    path = tmp_path / "toy_uniform.py"
+    path.write_text(TOY_MODULE)
+    spec = importlib.util.spec_from_file_location("toy_uniform", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_new_algorithm_is_one_module_and_one_registry_entry(toy, monkeypatch):
+    entry = gbai.Algorithm("toy-uniform", "CSS-LUCB's stopping rule, uniform on F_t", "tests/test_layers.py",
+                           toy.UniformCSS, toy.run_toy)
+    monkeypatch.setitem(gbai.ALGORITHMS, "toy-uniform", entry)  # the one registry entry
+    assert gbai.resolve("toy-uniform").spec == "toy-uniform"
+    covered = set()
+    for instance in [gbai.table1_example(), gbai.Instance([[0.2, 0.8], [0.6, 0.15], [0.25, 0.5]], 0.35)]:
+        for seed in range(3):
+            fast = gbai.run(instance, "toy-uniform", delta=0.2, seed=seed, max_samples=200_000)
+            step = gbai.run(instance, "toy-uniform", delta=0.2, seed=seed, max_samples=200_000, engine="step")
+            assert fast.same_outcome(step), (fast, step)
+            assert fast.stopped and fast.answer == instance.answer
+            covered.add(fast.answer)
+    assert gbai.INFEASIBLE in covered and 0 in covered
+
+
+def test_the_registry_names_each_algorithm_once():
+    assert set(gbai.ALGORITHMS) == {algorithm.name for algorithm in gbai.ALGORITHMS.values()}
+    assert gbai.PAPER_ALGORITHMS == ("css-lucb", "ae", "feasibility-then-bai")
+    for algorithm in gbai.ALGORITHMS.values():
+        for module in algorithm.modules:
+            assert importlib.util.find_spec(module) is not None, module
