@@ -15,16 +15,16 @@
 # ---
 
 # %% [markdown]
-# # 10. The published figures, explained
+# # 9. The published figures, explained
 #
 # Notebooks 5 to 8 run the three algorithms as the paper's text states them, and
 # their numbers disagree with the published Figures 1 and 2: the text's CSS-LUCB
 # does not beat both baselines in experiments 2 and 3. The published curves were
 # drawn by the authors' research notebooks, whose settings and rules differ from
-# the text; the project wrote those differences down as facts (`AUTHORS-CODE.md`
-# in the shared paper folder). Every difference is an option of the algorithm it
-# belongs to, with the text's reading as its default, and a preset switches on the
-# set used for each figure:
+# the text; the book's page of reading decisions lists those differences as
+# numbered facts ("As-run facts"). Every difference is an option of the algorithm
+# it belongs to, with the text's reading as its default, and a preset switches on
+# the set used for each figure:
 #
 # | figure | CSS-LUCB | Action Elimination | Feasibility then BAI |
 # |---|---|---|---|
@@ -61,7 +61,8 @@ import pandas as pd
 
 import gbai
 from gbai.plotting import ALGORITHM_STYLES, savefig
-from gbai.published import AS_RUN_SPECS, published_figures, verdict
+from gbai.asrun.published import (STAIRCASE_POINTS, STAIRCASE_STEPS, counterfactual, published_figures, published_runs,
+                                  staircase, verdict_table)
 
 published = published_figures()
 families = gbai.PUBLISHED_EXPERIMENTS
@@ -111,53 +112,10 @@ abscissae.round({"published H_id": 1, "typed H_id": 1, "table H_id": 1})
 # ($1/n_a = 1$) and 4 runs of ours suffice.
 
 # %%
-def figure_instances(figure):
-    points = published[published["figure"] == figure].drop_duplicates(["x", "size"])
-    instances, keys = {}, {}
-    for x, size in points[["x", "size"]].itertuples(index=False):
-        size = None if pd.isna(size) else int(size)
-        instance = families[figure].instance(x, size)
-        instances[instance.label] = instance
-        keys[instance.label] = (x, size)
-    return instances, keys
-
-
-runs_by_figure = {}
-for figure in ("fig1a", "fig1b", "fig1c", "fig2a", "fig2b"):
-    instances, keys = figure_instances(figure)
-    as_run = AS_RUN_SPECS[figure]
-    specs = list(as_run.values()) + list(as_run)  # as run, then the text's algorithms
-    count = {"fig1a": n_runs_fig1a, "fig2a": n_runs_fig2, "fig2b": n_runs_fig2}.get(figure, n_runs)
-    options = {"max_samples": budget_fig1a} if figure == "fig1a" else {}
-    table = gbai.sweep(instances, specs, n_runs=count, delta=delta, seed=seed, workers=workers, progress=False, **options)
-    table["figure"] = figure
-    table["x"] = table["instance"].map(lambda label: keys[label][0])
-    table["size"] = table["instance"].map(lambda label: keys[label][1]).astype("Int64")
-    canonical = {gbai.resolve(spec).spec: name for name, spec in as_run.items()}
-    table["variant"] = np.where(table["algorithm"].isin(list(canonical)), "as run", "text")
-    table["name"] = table["algorithm"].map(lambda spec: canonical.get(spec, spec))
-    runs_by_figure[figure] = table
-runs = pd.concat(runs_by_figure.values(), ignore_index=True)
+counts = {"fig1a": n_runs_fig1a, "fig1b": n_runs, "fig1c": n_runs, "fig2a": n_runs_fig2, "fig2b": n_runs_fig2}
+runs = published_runs(counts, delta=delta, seed=seed, budget_fig1a=budget_fig1a, workers=workers)
 print(runs.groupby(["figure", "variant"]).size().rename("runs").to_string())
-
-# %%
-verdicts = []
-for row in published.itertuples(index=False):
-    mask = (runs["figure"] == row.figure) & np.isclose(runs["x"], row.x) & (runs["name"] == row.algorithm)
-    if not pd.isna(row.size):
-        mask &= runs["size"] == row.size
-    mine = runs[mask & (runs["variant"] == "as run")]
-    text = runs[mask & (runs["variant"] == "text")]
-    result = verdict(row.mean_samples, mine["samples"].to_numpy(), mine["stopped"].to_numpy(), row.authors_runs)
-    verdicts.append({
-        "figure": row.figure, "x": row.x, "x_plotted": row.x_plotted, "algorithm": row.series,
-        "published": row.mean_samples, "authors runs": row.authors_runs if row.authors_runs_known else "?",
-        "as-run mean": result["mean"], "as-run SE": result["sem"], "low": result["low"], "high": result["high"],
-        "ratio as-run/published": result["ratio"], "z": result["z"],
-        "finished": result["finished_share"], "verdict": result["verdict"],
-        "text mean": text["samples"].mean(), "ratio text/published": text["samples"].mean() / row.mean_samples,
-    })
-verdicts = pd.DataFrame(verdicts)
+verdicts = verdict_table(runs)
 pd.set_option("display.width", 200)
 verdicts.round({"as-run mean": 0, "as-run SE": 0, "low": 0, "high": 0, "ratio as-run/published": 3, "z": 2,
                 "text mean": 0, "ratio text/published": 3})
@@ -207,42 +165,15 @@ print(verdicts.groupby(["figure", "algorithm"])["ratio as-run/published"].median
 # consecutive steps are paired comparisons.
 
 # %%
-STEPS = {
-    "css-lucb": ["radius=authors", "init=20", "ties=authors", "count=authors"],
-    "ae": ["radius=authors", "delta=authors", "batch=10", "feasibility=authors", "elimination=authors",
-           "stopping=authors"],
-    "feasibility-then-bai": ["radius=authors", "phase2_radius=authors", "delta=authors", "init=20",
-                             "screening=pairs", "restart=yes", "count=authors"],
-}
-POINTS = {"exp1 / fig1a": ("exp1", "fig1a", 0.35), "exp2 / fig1b": ("exp2", "fig1b", 0.5),
-          "exp3 / fig1c": ("exp3", "fig1c", 0.05)}
-
-stair_rows = []
-for point, (table_name, figure, x) in POINTS.items():
-    count = staircase_runs_fig1a if figure == "fig1a" else staircase_runs
-    budget = budget_fig1a if figure == "fig1a" else gbai.DEFAULT_MAX_SAMPLES
-    for name, switches in STEPS.items():
-        steps = [("text, table instance", gbai.EXPERIMENTS[table_name].instance(x), name),
-                 ("text, typed instance", families[figure].instance(x), name)]
-        for k in range(len(switches)):
-            steps.append((f"+ {switches[k]}", families[figure].instance(x), f"{name}:" + ",".join(switches[:k + 1])))
-        for order, (label, instance, spec) in enumerate(steps):
-            table = gbai.sweep({label: instance}, [spec], n_runs=count, delta=delta, seed=seed, workers=workers,
-                               max_samples=budget, progress=False)
-            stair_rows.append({"point": point, "algorithm": name, "step": order, "change": label,
-                               "runs": count, "mean samples": table["samples"].mean(),
-                               "SE": table["samples"].std(ddof=1) / np.sqrt(count),
-                               "finished": table["stopped"].mean()})
-staircase = pd.DataFrame(stair_rows)
-staircase["x previous"] = staircase.groupby(["point", "algorithm"])["mean samples"].transform(
-    lambda s: s / s.shift(1))
-staircase.round({"mean samples": 0, "SE": 0, "x previous": 3})
+stairs = staircase(n_runs=staircase_runs, n_runs_fig1a=staircase_runs_fig1a, budget_fig1a=budget_fig1a, delta=delta,
+                   seed=seed, workers=workers)
+stairs.round({"mean samples": 0, "SE": 0, "x previous": 3})
 
 # %%
 fig, axes = plt.subplots(1, 3, figsize=(18, 4.8), sharey=False)
-for ax, point in zip(axes, POINTS):
-    for name in STEPS:
-        part = staircase[(staircase["point"] == point) & (staircase["algorithm"] == name)]
+for ax, point in zip(axes, STAIRCASE_POINTS):
+    for name in STAIRCASE_STEPS:
+        part = stairs[(stairs["point"] == point) & (stairs["algorithm"] == name)]
         style = ALGORITHM_STYLES[name]
         ax.step(part["step"], part["mean samples"], where="mid", color=style["color"], label=style["label"])
         ax.errorbar(part["step"], part["mean samples"], yerr=1.96 * part["SE"], color=style["color"],
@@ -256,7 +187,7 @@ for ax, point in zip(axes, POINTS):
     ax.legend(fontsize=8)
 axes[0].set_ylabel("mean samples (x: runs hit the budget)")
 fig.tight_layout()
-savefig(fig, "published_staircase", data=staircase)
+savefig(fig, "published_staircase", data=stairs)
 plt.show()
 
 # %% [markdown]
@@ -270,47 +201,16 @@ plt.show()
 # staircase.
 
 # %%
-SHARED = {
-    "css-lucb": "css-lucb:as=fig1",
-    "ae": "ae:as=published,radius=shared,delta=given",
-    "feasibility-then-bai": "feasibility-then-bai:as=published,radius=shared,phase2_radius=shared,delta=given",
-}
-counter_rows = []
-for point, (table_name, figure, x) in POINTS.items():
-    count = staircase_runs_fig1a if figure == "fig1a" else staircase_runs
-    budget = budget_fig1a if figure == "fig1a" else gbai.DEFAULT_MAX_SAMPLES
-    instance = families[figure].instance(x)
-    for setting, specs in (("as run", {k: AS_RUN_SPECS[figure][k] for k in SHARED}), ("one radius", SHARED),
-                           ("text", {k: k for k in SHARED})):
-        table = gbai.sweep({point: instance}, list(specs.values()), n_runs=count, delta=delta, seed=seed, workers=workers,
-                           max_samples=budget, progress=False)
-        names = {gbai.resolve(spec).spec: name for name, spec in specs.items()}
-        table["name"] = table["algorithm"].map(names)
-        wide = table.pivot(index="run", columns="name", values="samples")
-        finished = table.pivot(index="run", columns="name", values="stopped")
-        row = {"point": point, "setting": setting, "runs": count}
-        for name in SHARED:
-            row[f"{name} mean"] = wide[name].mean()
-            row[f"{name} finished"] = finished[name].mean()
-        for other in ("ae", "feasibility-then-bai"):
-            difference = (wide["css-lucb"] - wide[other]).to_numpy(dtype=float)
-            half = 1.96 * difference.std(ddof=1) / np.sqrt(count)
-            row[f"css/{other}"] = wide["css-lucb"].mean() / wide[other].mean()
-            if not finished[other].all():
-                row[f"beats {other}"] = "yes (baseline did not stop)" if finished["css-lucb"].all() else "?"
-            else:
-                row[f"beats {other}"] = ("yes" if difference.mean() + half < 0 else
-                                         "no" if difference.mean() - half > 0 else "undecided")
-        counter_rows.append(row)
-counterfactual = pd.DataFrame(counter_rows)
-counterfactual.round(3)
+counter = counterfactual(n_runs=staircase_runs, n_runs_fig1a=staircase_runs_fig1a, budget_fig1a=budget_fig1a,
+                         delta=delta, seed=seed, workers=workers)
+counter.round(3)
 
 # %%
 fig, axes = plt.subplots(1, 3, figsize=(16, 4.2))
-for ax, point in zip(axes, POINTS):
-    part = counterfactual[counterfactual["point"] == point]
+for ax, point in zip(axes, STAIRCASE_POINTS):
+    part = counter[counter["point"] == point]
     positions = np.arange(len(part))
-    for offset, name in zip((-0.25, 0.0, 0.25), SHARED):
+    for offset, name in zip((-0.25, 0.0, 0.25), STAIRCASE_STEPS):
         style = ALGORITHM_STYLES[name]
         ax.bar(positions + offset, part[f"{name} mean"], width=0.25, color=style["color"], label=style["label"])
     ax.set_xticks(positions, part["setting"])
@@ -320,41 +220,59 @@ for ax, point in zip(axes, POINTS):
     ax.legend(fontsize=8)
 axes[0].set_ylabel("mean samples")
 fig.tight_layout()
-savefig(fig, "published_counterfactual", data=counterfactual)
+savefig(fig, "published_counterfactual", data=counter)
 plt.show()
 
 # %%
-for point in POINTS:
-    row = counterfactual[(counterfactual["point"] == point) & (counterfactual["setting"] == "one radius")].iloc[0]
+for point in STAIRCASE_POINTS:
+    row = counter[(counter["point"] == point) & (counter["setting"] == "one radius")].iloc[0]
     print(f"{point}: with one radius, CSS-LUCB beats AE: {row['beats ae']}, "
           f"beats FtB: {row['beats feasibility-then-bai']} "
           f"(ratios {row['css/ae']:.2f} and {row['css/feasibility-then-bai']:.2f})")
 
 # %% [markdown]
-# **What we measured** (full configuration; the numbers above are recomputed on
-# every run, this paragraph is not).
-#
-# * 68 of the 81 published points reproduce with the as-run settings. Outside the
-#   two groups below, reproduced/published stays within 0.94 to 1.07 and 3 of 71
-#   points miss their 95% interval, as chance alone predicts; the text's algorithms
-#   give 0.43 to 0.75 of the published counts for the baselines and 1.08 to 5.2 for
-#   CSS-LUCB.
-# * Figure 2a with N = 4 does not reproduce (our counts are 1.2 to 1.4 times the
-#   published ones at every x, while N = 5, N = 6 and Figure 2b do), and neither
-#   does Figure 1a's Action Elimination, which never stops as run on Figure 1a's
-#   instance: every run hits the budget. The notebooks that drew both curves are
-#   not in the authors' repository.
-# * The staircase has one decisive step: the baselines' radius (Action
-#   Elimination's, and Feasibility-then-BAI's phase-2 radius) multiplies their
-#   counts by 2.1 to 2.3, while the authors' CSS-LUCB radius lowers CSS-LUCB's by 12
-#   to 14%. Action Elimination's δ = 0.2 saves 3%; twenty initial samples, the tie
-#   rules, the +1 counts, the pair screening and the restart move the counts by
-#   1% or less. Figure 1a's instance is itself 23 to 38 times harder than Table
-#   III's experiment 1.
-# * With one radius and one δ for all three, CSS-LUCB loses experiments 2 and 3
-#   (1 to 4% and 9 to 11% more samples than the baselines), as the text's versions
-#   do; in experiment 1 it still beats Feasibility-then-BAI (0.94 times its
-#   samples). The published advantage is the baselines' wider radius.
+# **What we measured**, computed from the tables above. Two groups of points stand
+# apart: Figure 2a with $N = 4$, and Figure 1a's Action Elimination, whose as-run
+# rule never stops on Figure 1a's instance. The notebooks that drew both curves are
+# not in the authors' repository.
+
+# %%
+def span(values, digits=2):
+    return f"{np.min(values):.{digits}f} to {np.max(values):.{digits}f}"
+
+
+apart = ((verdicts["figure"] == "fig2a") & verdicts["algorithm"].str.contains("N=4")) | (
+    (verdicts["figure"] == "fig1a") & (verdicts["algorithm"] == "ae"))
+rest = verdicts[~apart]
+is_baseline = rest["algorithm"].isin(["ae", "feasibility-then-bai"])
+print(f"* {reproduced} of {len(verdicts)} published points reproduce with the as-run settings. Outside the two "
+      f"groups, as-run/published lies within {span(rest['ratio as-run/published'])} and "
+      f"{(rest['verdict'] != 'reproduced').sum()} of {len(rest)} points miss their 95% interval "
+      f"(about {0.05 * len(rest):.1f} expected by chance); the text's algorithms give "
+      f"{span(rest.loc[is_baseline, 'ratio text/published'])} of the published counts for the baselines and "
+      f"{span(rest.loc[~is_baseline, 'ratio text/published'])} for CSS-LUCB.")
+n4 = verdicts[(verdicts["figure"] == "fig2a") & verdicts["algorithm"].str.contains("N=4")]
+ae_1a = verdicts[(verdicts["figure"] == "fig1a") & (verdicts["algorithm"] == "ae")]
+print(f"* Figure 2a, N = 4: as-run/published {span(n4['ratio as-run/published'])}; Figure 1a's Action "
+      f"Elimination: {ae_1a['finished'].mean():.0%} of its runs finished within the budget.")
+# A ratio means something only when the runs of both steps finished.
+finished = stairs["finished"].eq(1) & stairs.groupby(["point", "algorithm"])["finished"].shift(1).eq(1)
+steps = stairs[finished].set_index(["algorithm", "change"])["x previous"]
+radius_steps = pd.concat([steps.loc[("ae", "+ radius=authors")], steps.loc[("feasibility-then-bai",
+                                                                           "+ phase2_radius=authors")]])
+small = stairs[finished & stairs["change"].isin(["+ init=20", "+ ties=authors", "+ count=authors", "+ screening=pairs",
+                                      "+ restart=yes"])]
+typed_step = stairs[(stairs["point"] == "exp1 / fig1a") & (stairs["step"] == 1)]
+print(f"* Staircase: the baselines' radius multiplies their counts by {span(radius_steps)}; the authors' CSS-LUCB "
+      f"radius by {span(steps.loc[('css-lucb', '+ radius=authors')])}; Action Elimination's delta = 0.2 by "
+      f"{span(steps.loc[('ae', '+ delta=authors')])}; twenty initial samples, the tie rules, the +1 counts, "
+      f"the pair screening and the restart by {span(small['x previous'])}. "
+      f"Figure 1a's typed instance is {span(typed_step['x previous'], 0)} times harder than Table III's "
+      f"experiment 1.")
+one = counter[counter["setting"] == "one radius"].set_index("point")
+for point, row in one.iterrows():
+    print(f"* One radius, {point}: CSS-LUCB / AE {row['css/ae']:.3f} ({row['beats ae']}), CSS-LUCB / FtB "
+          f"{row['css/feasibility-then-bai']:.3f} ({row['beats feasibility-then-bai']}).")
 
 # %% [markdown]
 # ## Exercises
@@ -362,12 +280,12 @@ for point in POINTS:
 # **Exercise 1.** Using `verdicts`, count the published points of Figure 1b that
 # the as-run settings reproduce, and store the count in `reproduced_fig1b`.
 
-# %% nbgrader={"grade": false, "grade_id": "nb10_ex1_solution", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+# %% nbgrader={"grade": false, "grade_id": "nb09_ex1_solution", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 ### BEGIN SOLUTION
 reproduced_fig1b = int(((verdicts["figure"] == "fig1b") & (verdicts["verdict"] == "reproduced")).sum())
 ### END SOLUTION
 
-# %% nbgrader={"grade": true, "grade_id": "nb10_ex1_test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "nb09_ex1_test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 fig1b_verdicts = verdicts.loc[verdicts["figure"] == "fig1b", "verdict"]
 assert reproduced_fig1b == (fig1b_verdicts == "reproduced").sum()
 print(f"Exercise 1: correct, {reproduced_fig1b} of {len(fig1b_verdicts)} points of Figure 1b reproduce")
@@ -383,7 +301,7 @@ print(f"Exercise 1: correct, {reproduced_fig1b} of {len(fig1b_verdicts)} points 
 # the ratio alone explain the factor of 2.2 to 2.3 the staircase measures for the
 # radius switch?
 
-# %% nbgrader={"grade": false, "grade_id": "nb10_ex2_solution", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+# %% nbgrader={"grade": false, "grade_id": "nb09_ex2_solution", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 ### BEGIN SOLUTION
 N, M, T, t = 5, 5, 100, 50_000 + 1
 ae_squared = 2 * np.log(2 * N * (np.pi ** 2 / 6) * T ** 2 / 0.2) / T
@@ -391,7 +309,7 @@ css_squared = np.log(N * (M + 1) * t ** 3 / (2 * 0.1)) / (2 * T)
 squared_radius_ratio = ae_squared / css_squared
 ### END SOLUTION
 
-# %% nbgrader={"grade": true, "grade_id": "nb10_ex2_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "nb09_ex2_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 expected = (2 * np.log(10 * np.pi ** 2 / 6 * 1e4 / 0.2) / 100) / (np.log(30 * 50_001.0 ** 3 / 0.2) / 200)
 assert abs(squared_radius_ratio - expected) < 1e-9 * expected
 print(f"Exercise 2: correct, the baselines' squared radius is {squared_radius_ratio:.2f} times CSS-LUCB's")
@@ -402,7 +320,7 @@ print(f"Exercise 2: correct, the baselines' squared radius is {squared_radius_ra
 # (`gbai.run_seed(seed, r)` for `r` in `range(5)`) and store the ratio of their
 # mean samples (with the authors' radius over without) in `radius_factor`.
 
-# %% nbgrader={"grade": false, "grade_id": "nb10_ex3_solution", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+# %% nbgrader={"grade": false, "grade_id": "nb09_ex3_solution", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 ### BEGIN SOLUTION
 instance_1b = families["fig1b"].instance(0.5)
 text_samples = [gbai.run(instance_1b, "ae", delta=delta, seed=gbai.run_seed(seed, r)).samples for r in range(5)]
@@ -411,7 +329,7 @@ wide_samples = [gbai.run(instance_1b, "ae:radius=authors", delta=delta, seed=gba
 radius_factor = np.mean(wide_samples) / np.mean(text_samples)
 ### END SOLUTION
 
-# %% nbgrader={"grade": true, "grade_id": "nb10_ex3_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "nb09_ex3_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 # The staircase measured this factor at 2.2-2.3. One run's count varies by 2-6%
 # around its mean, so a ratio of two 5-run means lies within a few per cent of it;
 # the bounds below are ten standard errors wide and still exclude "no effect" (1).
