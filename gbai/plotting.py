@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
@@ -16,12 +17,14 @@ import pandas as pd
 
 __all__ = [
     "ALGORITHM_STYLES",
+    "Replication",
     "figures_dir",
     "plot_allocation",
     "plot_confidence_intervals",
     "plot_instance",
     "plot_sample_complexity",
     "plot_set_evolution",
+    "replicate_experiment",
     "savefig",
 ]
 
@@ -174,7 +177,8 @@ def plot_sample_complexity(
                     label=reference_label if index == 0 else None)
     if logy:
         ax.set_yscale("log")
-    ax.set_xlabel({"H_id": "hardness index $H_{id}$"}.get(x, x))
+    ax.set_xlabel({"H_id": "hardness index $H_{id}$",
+                   "H_id_feasible_competitor": "hardness index, runner-up among feasible arms"}.get(x, x))
     ax.set_ylabel("samples to stop (mean, 95% CI)")
     if title:
         ax.set_title(title)
@@ -280,3 +284,61 @@ def plot_set_evolution(trace: pd.DataFrame, n_arms: int, ax=None, title: str | N
     ax.legend(handles=handles, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     ax.set_title(title if title is not None else "confidence sets over the rounds")
     return fig, ax
+
+
+@dataclass
+class Replication:
+    """A Section VI experiment rerun with the paper's three algorithms (:func:`replicate_experiment`).
+
+    ``runs`` and ``summary`` are :func:`gbai.sweep_experiment`'s, ``comparison`` is
+    :func:`gbai.paired_comparison` of CSS-LUCB against each baseline, and ``holds``
+    says, per instance, whether CSS-LUCB needs fewer samples than both (the paper's claim).
+    """
+
+    runs: pd.DataFrame
+    summary: pd.DataFrame
+    comparison: pd.DataFrame
+    holds: pd.Series
+
+    def report(self) -> str:
+        """The claim's test and the ranges behind it, in sentences."""
+        lines = [f"CSS-LUCB needs fewer samples than both baselines at {int(self.holds.sum())} of "
+                 f"{len(self.holds)} values of x."]
+        for other, part in self.comparison.groupby("other", sort=False):
+            verdicts = ", ".join(f"{verdict} at {count}" for verdict, count in part["verdict"].value_counts().items())
+            lines.append(f"CSS-LUCB / {other}: {part['ratio'].min():.3f} to {part['ratio'].max():.3f} "
+                         f"(paired verdict: {verdicts}).")
+        for algorithm, part in self.summary.groupby("algorithm", sort=False):
+            lines.append(f"{algorithm}: {part['ratio_to_T_star_kl'].min():.0f} to "
+                         f"{part['ratio_to_T_star_kl'].max():.0f} times the limit T*·kl(δ, 1−δ).")
+        summary = self.summary
+        lines.append(f"Largest error rate among the runs that stopped: {summary['error_rate'].max():.4f}; runs that "
+                     f"hit the sample budget: {summary['unstopped_runs'].sum()} of {summary['runs'].sum()}.")
+        return "\n".join(lines)
+
+
+def replicate_experiment(name: str, figure: str, *, n_runs: int, delta: float, seed: int, workers: int | None,
+                         x: Sequence[str] = ("H_id",), title: str = "") -> tuple[Replication, object]:
+    """Sweep experiment ``name`` with the paper's three algorithms, draw its figure, test the paper's claim.
+
+    One panel per column of ``x`` (samples against it, with the limit
+    ``T*·kl(δ, 1−δ)``); the figure is saved as ``figure`` with the summary as data.
+    Returns the :class:`Replication` and the matplotlib figure.
+    """
+    import matplotlib.pyplot as plt
+
+    from .algorithms import PAPER_ALGORITHMS
+    from .experiments import paired_comparison, sweep_experiment
+
+    runs, summary = sweep_experiment(name, PAPER_ALGORITHMS, n_runs=n_runs, delta=delta, seed=seed, workers=workers)
+    comparison = paired_comparison(runs, "css-lucb", ["ae", "feasibility-then-bai"])
+    holds = comparison.groupby("instance", sort=False)["verdict"].apply(lambda v: (v == "fewer").all())
+    fig, axes = plt.subplots(1, len(x), figsize=(6.0 * len(x), 4.2), squeeze=False)
+    for ax, column in zip(axes[0], x):
+        plot_sample_complexity(summary, x=column, reference="T_star_kl", ax=ax)
+    fig.suptitle(title)
+    fig.tight_layout()
+    columns = ["x", *dict.fromkeys(x), "algorithm", "mean_samples", "ci95_low", "ci95_high", "T_star_kl",
+               "ratio_to_T_star_kl", "error_rate", "unstopped"]
+    savefig(fig, figure, data=summary[columns])
+    return Replication(runs, summary[columns], comparison, holds), fig

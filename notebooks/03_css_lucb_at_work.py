@@ -58,6 +58,23 @@ instance = gbai.table1_example()
 snapshot_rounds = [20, 200, 2000]
 
 # %% [markdown]
+# ## Algorithm 1 beside its code
+#
+# The package's paper layer (`gbai.paper`) writes the algorithm as the paper states
+# it, in plain NumPy. Lines 12 to 20 of Algorithm 1, in our words: if no arm of
+# $F_t$ is in $P_t$, stop, and output $i_t$ when $F_t$ is non-empty, "infeasible"
+# otherwise; if $F_t$ holds one arm, pull the pairs of $i_t$ that lie in $F_t^A$;
+# otherwise pull those of $i_t$ and of $c_t$. The function below is that rule,
+# applied to one round's state; the sets it reads are computed once, in
+# `gbai.paper.bounds`, from the radius of eqs. (3)-(4) (both printed below).
+
+# %%
+import inspect
+
+print(inspect.getsource(gbai.paper.css_lucb.css_lucb))
+print(inspect.getsource(gbai.paper.bounds.confidence_sets))
+
+# %% [markdown]
 # ## One run, round by round
 #
 # `StepEngine` samples every pair once (round 1) and then asks the policy for a

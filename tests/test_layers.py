@@ -30,7 +30,7 @@ ALLOWED = {
     "cache": {"__init__"},
     "simulation": {"paper", "algorithms", "cache"},
     "experiments": {"paper", "asrun", LIMITS, "cache", "simulation"},
-    "plotting": set(),
+    "plotting": {"algorithms", "experiments"},
 }
 
 

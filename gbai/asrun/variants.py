@@ -1,12 +1,12 @@
 """The authors' as-run variants of the paper's three algorithms, on one shared compiled loop.
 
 The published figures were drawn by the authors' research notebooks, whose rules
-differ from the paper's text (reading-notes page of the book, "As-run facts").
-Each difference is an option of the algorithm it belongs to, the text's reading
-first: :data:`OPTIONS` and the named sets :data:`PRESETS` (``as=fig1``,
-``as=fig2``, ``as=published``). A variant runs in the compiled engine only; with
-every option at its first value it is the text's algorithm, run for run (tested).
-Runs that reach a state where the authors' code raises an error end with
+differ from the paper's text (the book's page "Reading decisions and as-run facts",
+facts A5-A13). Each difference is an option of the algorithm it belongs to, the
+text's reading first: :data:`OPTIONS`, and the named sets :data:`PRESETS`
+(``as=fig1``, ``as=fig2``, ``as=published``). A variant runs in the compiled engine
+only; with every option at its first value it is the text's algorithm, run for run
+(tested). Runs that reach a state where the authors' code raises an error end with
 :data:`CRASHED`.
 """
 
@@ -30,7 +30,10 @@ CRASHED = -4
 CONTINUE = -10
 RESTART = -11
 
-#: Options of each algorithm (first value: the paper's text).
+#: Options of each algorithm (first value: the paper's text). CSS-LUCB: radius (fact A5), init,
+#: ties, count (A6), arm_count, sampling (A7); Action Elimination: radius, delta, batch (A8),
+#: feasibility, elimination (A9), stopping (A10); Feasibility then BAI: radius, delta, init,
+#: screening (A11), phase2_radius, restart (A12), count (A13). ``shared``: the authors' CSS-LUCB radius.
 OPTIONS = {
     "css-lucb": {"radius": ("text", "authors"), "init": ("1", "20"), "ties": ("first", "authors"),
                  "count": ("samples", "authors"), "arm_count": ("min", "sum"),

@@ -181,8 +181,8 @@ def benchmark_scaling(sizes=SCALING_SIZES, seed: int = 0, divergence: str = "ber
                       verbose: bool = True) -> dict:
     """Time the certified ``T*`` on random instances, one per size, and fit the scaling.
 
-    Means are uniform in [0.35, 0.9] and the threshold is 0.4 (issue 11's user
-    instance). Each size is solved once after a warm-up solve of the smallest one
+    Means are uniform in [0.35, 0.9] and the threshold is 0.4 (a user's catalogue of
+    products). Each size is solved once after a warm-up solve of the smallest one
     (numba compilation). Returns the rows and the least-squares exponent ``k`` of
     ``time ~ (N M)^k`` over the sizes that took more than 10 ms.
     """
