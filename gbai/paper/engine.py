@@ -190,7 +190,7 @@ class StepEngine:
         self.stream = RewardStream(instance.means, seed, reward)
         n, m = instance.means.shape
         self.counts = np.zeros((n, m), dtype=np.int64)
-        self.sums = np.zeros((n, m))
+        self._sums = [[0.0] * m for _ in range(n)]  # Python floats: the same sums, faster to update
         self.observations = [[[] for _ in range(m)] for _ in range(n)]
         self.total_samples = self.rounds_played = 0
         self.result: RunResult | None = None
@@ -202,9 +202,14 @@ class StepEngine:
     def finished(self) -> bool:
         return self.result is not None
 
+    @property
+    def sums(self) -> np.ndarray:
+        """The reward totals of every pair, summed in draw order."""
+        return np.array(self._sums)
+
     def state(self) -> RoundState:
         """The state of the current round ``t``."""
-        return RoundState(self.t, self.counts.copy(), self.sums.copy(), self.total_samples, self.instance.threshold,
+        return RoundState(self.t, self.counts.copy(), self.sums, self.total_samples, self.instance.threshold,
                           self.delta, self.observations)
 
     def step(self) -> Round:
@@ -272,12 +277,13 @@ class StepEngine:
         return pd.DataFrame(rows), kept
 
     def _sample(self, pulls: np.ndarray) -> None:
-        for i, j in zip(*np.nonzero(pulls)):
-            reward = self.stream.sample(i, j, int(self.counts[i, j]))
-            self.observations[i][j].append(reward)
-            self.sums[i, j] += reward
-            self.counts[i, j] += 1
-        self.total_samples += int(pulls.sum())
+        rows, columns = np.nonzero(pulls)
+        for i, j in zip(rows.tolist(), columns.tolist()):
+            seen = self.observations[i][j]
+            seen.append(self.stream.sample(i, j, len(seen)))
+            self._sums[i][j] += seen[-1]
+        self.counts += pulls
+        self.total_samples += len(rows)
         self.rounds_played += 1
 
     def _finish(self, answer: int, stopped: bool) -> None:

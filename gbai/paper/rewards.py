@@ -86,16 +86,18 @@ class RewardStream:
         self.code = reward_code(model)
         self.keys = pair_keys(seed, *self.means.shape)
         self.exponents = reward_exponents(self.means)
+        self._pairs = [[(int(key), float(mean), float(exponent)) for key, mean, exponent in zip(*row)]
+                       for row in zip(self.keys, self.means, self.exponents)]  # Python numbers: fast to read
 
     def sample(self, i: int, j: int, k: int) -> float:
         """The ``k``-th (0-based) reward of arm ``i``, attribute ``j``."""
-        u = uniform(self.keys[i, j], k)
-        mean = float(self.means[i, j])
+        key, mean, exponent = self._pairs[i][j]
+        u = uniform(key, k)
         if self.code == BERNOULLI:
             return 1.0 if u < mean else 0.0
         if mean <= 0.0 or mean >= 1.0:
             return mean
-        return 1.0 - (1.0 - u) ** float(self.exponents[i, j])
+        return 1.0 - (1.0 - u) ** exponent
 
     def samples(self, i: int, j: int, count: int, start: int = 0) -> np.ndarray:
         """Rewards ``start, ..., start + count - 1`` of pair ``(i, j)``."""
