@@ -32,7 +32,7 @@ from .algorithms.feasibility_then_bai import FeasibilityThenBAI
 from .algorithms.lma_glr import LMAGLR
 from .confidence import ConfidenceSets, EmpiricalBounds, confidence_radius, confidence_sets, empirical_bounds
 from .engine import DEFAULT_MAX_SAMPLES, Decision, Policy, Round, RoundState, RunResult, StepEngine
-from .lower_bounds import (
+from .limits import (
     BestResponse,
     CharacteristicTime,
     RewardLaw,
@@ -42,9 +42,8 @@ from .lower_bounds import (
     kinf,
     kl_bernoulli,
     lower_bound_tstar,
-    theorem1_bound,
-    theorem1_constants,
 )
+from .theorem1 import theorem1_bound, theorem1_constants
 from .instances import (
     EXPERIMENTS,
     PAPER_DELTA,
@@ -60,7 +59,7 @@ from . import published
 from .rewards import REWARD_MODELS, RewardStream, reward_variance
 from .simulation import code_fingerprint, default_cache_dir, run, run_seed, summarize, sweep
 from .experiments import paired_comparison, stored_limit, sweep_experiment
-from .lower_bounds.characteristic_time import matching_divergence
+from .limits.characteristic_time import matching_divergence
 
 __all__ = [
     "ALGORITHMS",

@@ -20,9 +20,9 @@ from numba import njit
 
 from .instances import EXPERIMENTS, paper_instance
 from .model import Instance
-from .lower_bounds.alternatives import alternative_values_kernel, best_response, best_response_kernel
-from .lower_bounds.characteristic_time import characteristic_time
-from .lower_bounds.divergences import kl_bernoulli_scalar
+from .limits.alternatives import alternative_values_kernel, best_response, best_response_kernel
+from .limits.characteristic_time import characteristic_time
+from .limits.divergences import kl_bernoulli_scalar
 from .simulation import run
 
 WORKLOADS = (("exp3", 0.3), ("exp1", 0.31))

@@ -20,7 +20,7 @@ import sys
 from .algorithms import ALGORITHMS, resolve
 from .engine import DEFAULT_MAX_SAMPLES
 from .instances import EXPERIMENTS, PAPER_DELTA, PUBLISHED_EXPERIMENTS, get_experiment, paper_instance
-from .lower_bounds import hardness_report
+from .theorem1 import hardness_report
 from .model import Instance, check_delta, load_instance
 from .rewards import REWARD_MODELS
 

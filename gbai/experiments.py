@@ -21,7 +21,7 @@ import pandas as pd
 
 from . import __version__
 from .instances import PAPER_DELTA, get_experiment
-from .lower_bounds.characteristic_time import matching_divergence, remembered_limit
+from .limits.characteristic_time import lower_bound_tstar, matching_divergence
 from .model import Instance
 from .simulation import default_cache_dir, summarize, sweep
 
@@ -30,7 +30,7 @@ __all__ = ["paired_comparison", "stored_limit", "sweep_experiment"]
 
 def stored_limit(instance: Instance, delta: float, divergence: str = "bernoulli",
                  cache_dir: str | Path | None = "default") -> float:
-    """``T*(mu) kl(delta, 1 - delta)`` (:func:`gbai.lower_bounds.lower_bound_tstar`), kept on disk.
+    """``T*(mu) kl(delta, 1 - delta)`` (:func:`gbai.limits.lower_bound_tstar`), kept on disk.
 
     ``K_inf`` limits take seconds each and every experiment notebook needs them, so
     each value is stored as a one-line text file under ``cache_dir/limits`` (the
@@ -40,10 +40,10 @@ def stored_limit(instance: Instance, delta: float, divergence: str = "bernoulli"
     reads back bit for bit, so a stored value equals a recomputed one.
     """
     if cache_dir is None:
-        return remembered_limit(instance, delta, divergence)
+        return lower_bound_tstar(instance, delta, divergence)
     folder = (default_cache_dir() if cache_dir == "default" else Path(cache_dir)) / "limits"
     digest = hashlib.sha256(__version__.encode())
-    for source in sorted((Path(__file__).parent / "lower_bounds").glob("*.py")):
+    for source in sorted((Path(__file__).parent / "limits").glob("*.py")):
         digest.update(source.name.encode())
         digest.update(source.read_bytes())
     digest.update(instance.means.tobytes())
@@ -51,7 +51,7 @@ def stored_limit(instance: Instance, delta: float, divergence: str = "bernoulli"
     path = folder / f"{digest.hexdigest()[:32]}.txt"
     if path.exists():
         return float(path.read_text())
-    value = remembered_limit(instance, delta, divergence)
+    value = lower_bound_tstar(instance, delta, divergence)
     folder.mkdir(parents=True, exist_ok=True)
     # Written aside, then renamed: an interrupted or concurrent run never leaves half a number.
     partial = path.with_suffix(f".{os.getpid()}.tmp")
@@ -80,7 +80,7 @@ def sweep_experiment(
     plus ``experiment``, ``x``, ``size``, ``n_arms``, ``n_attributes``, ``H_id``,
     ``H_id_feasible_competitor`` (the variant of :meth:`gbai.Instance.hardness_terms`),
     ``T_star_kl`` (the bound ``T*(mu) kl(delta, 1 - delta)`` of
-    :func:`gbai.lower_bounds.lower_bound_tstar` for the reward model of the runs:
+    :func:`gbai.limits.lower_bound_tstar` for the reward model of the runs:
     the ``K_inf`` divergence of the simulated laws for ``reward="beta"``, the
     Bernoulli divergence for ``reward="bernoulli"``; named in ``limit_divergence``),
     ``T_star_kl_bernoulli`` (the Bernoulli bound, for comparison) and

@@ -39,7 +39,7 @@ Betting adapts to the variance: for Bernoulli rewards the best constant bet grow
 the log-capital at rate ``kl(mu, mu_TH)`` per sample (the Bernoulli limit), and for
 less variable rewards faster.
 
-**The stopping rule.** With ``a`` the empirical answer (:func:`gbai.lower_bounds.
+**The stopping rule.** With ``a`` the empirical answer (:func:`gbai.limits.
 alternatives.answer_kernel` of the pair means) and ``c = ln((N + M - 1)/delta)``,
 stop when every alternative is rejected (log e-value ``>= c``):
 
@@ -81,8 +81,8 @@ import numpy as np
 from numba import njit
 
 from ..engine import Decision, RoundState
-from ..lower_bounds.alternatives import answer_kernel
-from ..lower_bounds.divergences import kl_bernoulli_scalar
+from ..limits.alternatives import answer_kernel
+from ..limits.divergences import kl_bernoulli_scalar
 from ..rewards import draw, reward_exponents
 from .base import Algorithm, canonical_spec
 from .kernels import CONTINUE, NO_ANSWER, run_result
@@ -470,6 +470,6 @@ ALGORITHM = Algorithm(
     make_policy=BettingGBAI,
     run_fast=_run_betting,
     options=BETTING_OPTIONS,
-    modules=("algorithms/betting.py", "lower_bounds/alternatives.py", "lower_bounds/divergences.py",
-             "lower_bounds/overtake.py"),
+    modules=("algorithms/betting.py", "limits/alternatives.py", "limits/divergences.py",
+             "limits/overtake.py"),
 )

@@ -11,9 +11,9 @@ import warnings
 
 import numpy as np
 
-from ..model import Instance, check_delta
-from .characteristic_time import characteristic_time, check_instance
-from .divergences import kl_bernoulli_scalar
+from .model import Instance, check_delta
+from .limits.characteristic_time import characteristic_time, check_instance
+from .limits.divergences import kl_bernoulli_scalar
 
 __all__ = ["hardness_report", "theorem1_bound", "theorem1_constants"]
 

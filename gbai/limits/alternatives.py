@@ -336,10 +336,10 @@ def best_response(
         empirical means the value is the GLR statistic of the empirical answer.
     divergence:
         ``"bernoulli"`` (default), ``"gaussian"`` (variance 1/4) or ``"kinf"``
-        (``K_inf`` of each pair's reward law, :mod:`~gbai.lower_bounds.reward_laws`).
+        (``K_inf`` of each pair's reward law, :mod:`~gbai.limits.reward_laws`).
     laws:
         Only for ``"kinf"``: ``"beta"`` (default, the simulated ``Beta(1, 1/mu - 1)``),
-        ``"bernoulli"`` or an N x M grid of :class:`~gbai.lower_bounds.reward_laws.RewardLaw`.
+        ``"bernoulli"`` or an N x M grid of :class:`~gbai.limits.reward_laws.RewardLaw`.
 
     Returns
     -------

@@ -1,4 +1,4 @@
-"""Tests of gbai.lower_bounds: divergences, best response (GLR), T* and Theorem 1.
+"""Tests of gbai.limits: divergences, best response (GLR), T* and Theorem 1.
 
 Reference values are computed independently in this file (scipy's ``rel_entr`` for
 the KL divergence, generic constrained minimisation for the best response,
@@ -19,7 +19,7 @@ from scipy.special import rel_entr
 
 import gbai
 from gbai import HardnessWarning, Instance
-from gbai.lower_bounds import (
+from gbai.limits import (
     KIND_NAMES,
     alternative_values,
     best_response,
@@ -27,10 +27,9 @@ from gbai.lower_bounds import (
     kl_bernoulli,
     kl_gaussian,
     lower_bound_tstar,
-    theorem1_bound,
-    theorem1_constants,
 )
-from gbai.lower_bounds.alternatives import best_response_kernel
+from gbai.limits.alternatives import best_response_kernel
+from gbai.theorem1 import theorem1_bound, theorem1_constants
 
 # Tolerance for "the returned alternative is in the closure of Alt(mu)": the
 # kernel lands on the feasible side of the sum constraint by construction, and the

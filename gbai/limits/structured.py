@@ -1,7 +1,7 @@
 """A certified solver of ``T*`` that scales: the answer's row outside, one small problem per arm.
 
 Write the characteristic time in its homogeneous form (Garivier & Kaufmann 2016,
-Theorem 1; the alternatives of :mod:`~gbai.lower_bounds.alternatives`)::
+Theorem 1; the alternatives of :mod:`~gbai.limits.alternatives`)::
 
     T* = min sum_ij w_ij   s.t.  f_k(w) >= 1 for every alternative k,
 

@@ -1,6 +1,6 @@
 """One divergence interface for every pair: Bernoulli, Gaussian or ``K_inf`` of a law.
 
-The scalable solver (:mod:`~gbai.lower_bounds.structured`) and the ``"kinf"``
+The scalable solver (:mod:`~gbai.limits.structured`) and the ``"kinf"``
 alternatives need, for one arm-attribute pair with mean ``mu`` and divergence
 ``d(mu, .)`` (convex, 0 at ``mu``), four operations:
 
@@ -11,13 +11,13 @@ alternatives need, for one arm-attribute pair with mean ``mu`` and divergence
   (the challenger moving up) with ``d(mu, y)``;
 * :func:`pair_level_up` -- the point ``y > mu`` with ``d(mu, y) = c`` and ``d'(mu, y)``.
 
-``code`` selects the divergence (:data:`~gbai.lower_bounds.divergences.DIVERGENCES`
+``code`` selects the divergence (:data:`~gbai.limits.divergences.DIVERGENCES`
 plus :data:`LAW` for ``K_inf``); ``xs, xcs, ps`` are the pair's law (support,
-``1 - support``, probabilities, see :func:`~gbai.lower_bounds.reward_laws.law_arrays`),
+``1 - support``, probabilities, see :func:`~gbai.limits.reward_laws.law_arrays`),
 empty arrays for the parametric divergences.
 
 :func:`law_alternatives_kernel` evaluates every alternative of
-:mod:`~gbai.lower_bounds.alternatives` -- (A), (B), (C), same order -- with ``K_inf``
+:mod:`~gbai.limits.alternatives` -- (A), (B), (C), same order -- with ``K_inf``
 divergences. The overtake (B) is solved in its dual: for the multiplier ``eta`` of
 the sum constraint, ``g(eta) = sum_j y_j(eta) - sum_j x_j(eta)`` increases and its
 root (Illinois regula falsi on a doubling bracket, at most 200 steps each) gives
@@ -116,7 +116,7 @@ def pair_level_up(code, mu, xs, xcs, ps, level):
 
 
 # =====================================================================================
-# K_inf alternatives (the (A), (B), (C) of gbai.lower_bounds.alternatives)
+# K_inf alternatives (the (A), (B), (C) of gbai.limits.alternatives)
 # =====================================================================================
 @njit(cache=True)
 def _law_overtake_g(means, threshold, weights, xs, xcs, ps, a, b, eta, x, y):

@@ -1,7 +1,7 @@
 """Alternative (B), "arm ``b`` overtakes the answer ``a``": its cost and minimiser.
 
 The derivation (a multiplier ``eta`` on the sum constraint, the increasing
-function ``g``) is in :mod:`gbai.lower_bounds.alternatives`. This module holds the
+function ``g``) is in :mod:`gbai.limits.alternatives`. This module holds the
 compiled pieces: the pointwise minimisers ``x_j(eta)``, ``y_j(eta)``, the
 safeguarded Newton iteration for the root of ``g`` and :func:`overtake_cost`.
 
@@ -302,5 +302,5 @@ def overtake_cost(means, threshold, weights, a, b, code, x, y):
     return cost
 
 
-#: Public name of the Bernoulli root, shared with :mod:`~gbai.lower_bounds.pairs`.
+#: Public name of the Bernoulli root, shared with :mod:`~gbai.limits.pairs`.
 bernoulli_lower_root = _bernoulli_lower_root

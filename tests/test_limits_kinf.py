@@ -1,4 +1,4 @@
-"""K_inf (gbai.lower_bounds.reward_laws) and the structured T* solver (gbai.lower_bounds.structured)."""
+"""K_inf (gbai.limits.reward_laws) and the structured T* solver (gbai.limits.structured)."""
 
 import math
 import warnings
@@ -9,8 +9,8 @@ from scipy.optimize import minimize
 
 from gbai import Instance
 from gbai.instances import EXPERIMENTS, paper_instance
-from gbai.lower_bounds import best_response, characteristic_time, kl_bernoulli
-from gbai.lower_bounds.reward_laws import RewardLaw, kinf, kinf_beta
+from gbai.limits import best_response, characteristic_time, kl_bernoulli
+from gbai.limits.reward_laws import RewardLaw, kinf, kinf_beta
 
 
 def _brute_force_kinf(support, probabilities, x):
@@ -107,7 +107,7 @@ def test_kinf_slope_matches_finite_differences():
 
 
 def test_quadrature_resolution_is_converged(monkeypatch):
-    import gbai.lower_bounds.reward_laws as module
+    import gbai.limits.reward_laws as module
 
     points = [(m, x) for m in (0.05, 0.3, 0.5, 0.9) for x in (0.02, 0.35, 0.6, 0.99) if m != x]
     coarse = np.array([kinf_beta(m, x) for m, x in points])

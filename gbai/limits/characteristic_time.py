@@ -7,7 +7,7 @@ confidence", Theorem 1): every delta-correct algorithm satisfies
     1 / T*(mu) = max_{w in simplex} inf_{lambda in Alt(mu)} sum_ij w_ij d(mu_ij, lambda_ij),
 
 over the N M arm-attribute pairs. The inner infimum is the best response of
-:mod:`gbai.lower_bounds.alternatives`; here the outer maximum is solved and
+:mod:`gbai.limits.alternatives`; here the outer maximum is solved and
 certified (:func:`characteristic_time`).
 """
 
@@ -33,7 +33,6 @@ __all__ = [
     "check_instance",
     "lower_bound_tstar",
     "matching_divergence",
-    "remembered_limit",
 ]
 
 
@@ -95,13 +94,13 @@ def characteristic_time(
       elsewhere only lowers some ``f_b``. Then ``max min_b W_b D_b`` over
       ``sum_b W_b = 1`` equalises ``W_b D_b``, giving ``1/sum_b (1/D_b)``.
     * Feasible instance (``method="auto"`` or ``"structured"``): the scalable solver
-      of :mod:`~gbai.lower_bounds.structured` (an outer problem in the answer's M
+      of :mod:`~gbai.limits.structured` (an outer problem in the answer's M
       weights, one small problem per other arm; certified by weak duality with the
       KKT multipliers). About 10 ms on the paper's 5 x 5 instances, 2 s for
       100 x 10 and 20 s for 500 x 20 (``python -m gbai.benchmark --scaling``).
     * ``method="numeric"`` (the solver of earlier versions, kept for checking;
       Bernoulli and Gaussian only): a certified numerical solution
-      (:mod:`~gbai.lower_bounds.slsqp`). The lower bound is the achieved value
+      (:mod:`~gbai.limits.slsqp`). The lower bound is the achieved value
       ``min_k f_k(w_star)``. The upper bound is weak duality: for any mixture ``q``
       of alternatives ``lambda^k`` in the closure of ``Alt(mu)``,
       ``max_w min_k f_k(w) <= max_ij sum_k q_k d(mu_ij, lambda^k_ij)`` (for fixed
@@ -122,7 +121,7 @@ def characteristic_time(
         ``"bernoulli"`` (default), ``"gaussian"`` (variance 1/4) or ``"kinf"``:
         ``K_inf`` of each pair's reward law, the divergence of the lower bound for
         algorithms that are delta-correct for every law on [0, 1] (Agrawal, Juneja
-        & Glynn 2020; :mod:`~gbai.lower_bounds.reward_laws`). For Bernoulli laws it equals
+        & Glynn 2020; :mod:`~gbai.limits.reward_laws`). For Bernoulli laws it equals
         the Bernoulli divergence; for other laws ``T*_kinf <= T*_bernoulli``.
     method:
         ``"auto"`` (closed forms where they exist, else ``"structured"``),
@@ -135,7 +134,7 @@ def characteristic_time(
     laws:
         Only for ``"kinf"``: ``"beta"`` (default, the simulated
         ``Beta(1, 1/mu - 1)``), ``"bernoulli"`` or an N x M grid of
-        :class:`~gbai.lower_bounds.reward_laws.RewardLaw`.
+        :class:`~gbai.limits.reward_laws.RewardLaw`.
 
     Raises
     ------
@@ -237,15 +236,3 @@ def matching_divergence(reward: str) -> str:
     if reward not in ("beta", "bernoulli"):
         raise ValueError(f"unknown reward model {reward!r}; choose from ['bernoulli', 'beta']")
     return "kinf" if reward == "beta" else "bernoulli"
-
-
-_REMEMBERED: dict = {}
-
-
-def remembered_limit(instance: Instance, delta: float, divergence: str = "bernoulli") -> float:
-    """:func:`lower_bound_tstar`, remembered per process (``K_inf`` takes about a second)."""
-    instance = check_instance(instance)
-    key = (instance.means.tobytes(), instance.means.shape, instance.threshold, float(delta), divergence)
-    if key not in _REMEMBERED:
-        _REMEMBERED[key] = lower_bound_tstar(instance, delta, divergence)
-    return _REMEMBERED[key]

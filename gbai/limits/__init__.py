@@ -20,15 +20,15 @@ Two kinds of lower bound on the expected sample complexity are provided.
 
 The package is split by concept, each module depending only on those before it:
 
-* :mod:`~gbai.lower_bounds.divergences`: the Bernoulli and Gaussian divergences;
-* :mod:`~gbai.lower_bounds.reward_laws` and :mod:`~gbai.lower_bounds.pairs`: ``K_inf`` of a
+* :mod:`~gbai.limits.divergences`: the Bernoulli and Gaussian divergences;
+* :mod:`~gbai.limits.reward_laws` and :mod:`~gbai.limits.pairs`: ``K_inf`` of a
   reward law (``divergence="kinf"``), the limit for algorithms that are
   delta-correct for every law on [0, 1], and one interface for all divergences;
-* :mod:`~gbai.lower_bounds.overtake` and :mod:`~gbai.lower_bounds.alternatives`: the
+* :mod:`~gbai.limits.overtake` and :mod:`~gbai.limits.alternatives`: the
   answer, the alternatives, the best response (also the GLR statistic);
-* :mod:`~gbai.lower_bounds.characteristic_time`: ``T*`` and its certificate, with
-  the scalable solver of :mod:`~gbai.lower_bounds.structured`;
-* :mod:`~gbai.lower_bounds.theorem1`: the paper's Theorem 1.
+* :mod:`~gbai.limits.characteristic_time`: ``T*`` and its certificate, with
+  the scalable solver of :mod:`~gbai.limits.structured`;
+* :mod:`~gbai.limits.theorem1`: the paper's Theorem 1.
 
 The timing of these functions is in :func:`gbai.benchmark.benchmark_lower_bounds`.
 Arm and attribute indices are 0-based, as everywhere in the package.
@@ -38,7 +38,6 @@ from .alternatives import KIND_NAMES, BestResponse, alternative_values, best_res
 from .characteristic_time import CharacteristicTime, characteristic_time, lower_bound_tstar
 from .divergences import DIVERGENCES, kl_bernoulli, kl_bernoulli_scalar, kl_gaussian, kl_gaussian_scalar
 from .reward_laws import RewardLaw, kinf, kinf_beta
-from .theorem1 import hardness_report, theorem1_bound, theorem1_constants
 
 __all__ = [
     "DIVERGENCES",
@@ -47,10 +46,8 @@ __all__ = [
     "RewardLaw",
     "CharacteristicTime",
     "alternative_values",
-    "benchmark_lower_bounds",
     "best_response",
     "characteristic_time",
-    "hardness_report",
     "kinf",
     "kinf_beta",
     "kl_bernoulli",
@@ -58,16 +55,5 @@ __all__ = [
     "kl_gaussian",
     "kl_gaussian_scalar",
     "lower_bound_tstar",
-    "theorem1_bound",
-    "theorem1_constants",
 ]
 
-
-def __getattr__(name):
-    # The benchmark moved to gbai.benchmark; importing it lazily keeps the old name
-    # working without making the lower bounds depend on the simulation code.
-    if name == "benchmark_lower_bounds":
-        from ..benchmark import benchmark_lower_bounds
-
-        return benchmark_lower_bounds
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,6 +1,6 @@
 """The SLSQP + LP solver of ``T*`` of earlier versions (``method="numeric"``).
 
-Kept for checking the structured solver (:mod:`~gbai.lower_bounds.structured`) and
+Kept for checking the structured solver (:mod:`~gbai.limits.structured`) and
 for the Gaussian divergence; it is certified the same way (weak duality), but its
 LP over all alternatives met grows with N M and it slows down beyond about 20 x 5.
 """

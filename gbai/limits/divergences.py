@@ -4,7 +4,7 @@
 appendix. Its ``T*`` is the limit for Bernoulli rewards. For other rewards in
 [0, 1] it is *not* a lower bound: an algorithm that is delta-correct for every law
 on [0, 1] faces the divergence ``K_inf`` of the actual laws
-(:mod:`~gbai.lower_bounds.reward_laws`), and ``K_inf(nu, q) >= kl(mean(nu), q)`` for every
+(:mod:`~gbai.limits.reward_laws`), and ``K_inf(nu, q) >= kl(mean(nu), q)`` for every
 law ``nu`` on [0, 1] (the Bernoulli law is the hardest one with a given mean),
 so ``T*_Kinf <= T*_Bernoulli``: the Bernoulli ``T*`` is the largest limit over the
 reward laws with the given means. Alternatives stay in [0, 1].
