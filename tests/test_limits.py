@@ -29,6 +29,7 @@ from gbai.limits import (
     lower_bound_tstar,
 )
 from gbai.limits.alternatives import best_response_kernel
+from slsqp_oracle import slsqp_characteristic_time
 from gbai.theorem1 import theorem1_bound, theorem1_constants
 
 # Tolerance for "the returned alternative is in the closure of Alt(mu)": the
@@ -392,7 +393,7 @@ def test_tstar_infeasible_closed_form_and_numeric_agree():
             assert w.sum() == pytest.approx(1.0, rel=1e-14)
             assert best_response(mu, th, w, divergence).value == pytest.approx(1.0 / expected, rel=1e-12)
             # The general optimiser certifies a relative gap <= 1e-5; 2e-5 leaves room.
-            numeric = characteristic_time(inst, divergence, method="numeric")
+            numeric = slsqp_characteristic_time(inst, divergence)
             assert numeric.gap <= 1e-5
             assert numeric.T_star == pytest.approx(expected, rel=2e-5)
 

@@ -24,7 +24,6 @@ from .alternatives import alternative_values_kernel, answer_kernel, is_kinf
 from .divergences import divergence_code, kl_bernoulli_scalar
 from .pairs import LAW, law_alternatives_kernel, pair_divergence
 from .reward_laws import law_arrays
-from .slsqp import optimise_slsqp
 from .structured import solve_structured
 
 __all__ = [
@@ -46,7 +45,7 @@ class CharacteristicTime:
     value``. Hence ``T_star = 1/value`` is never below the true ``T*`` and exceeds
     it by a relative amount of at most ``gap``. ``iterations`` counts optimiser plus
     cutting-plane iterations (0 for the closed forms). ``method`` names how it was
-    obtained: ``"closed-form"``, ``"structured"``, ``"slsqp+lp"`` or ``"degenerate"``
+    obtained: ``"closed-form"``, ``"structured"`` or ``"degenerate"``
     (``T* = inf``). ``divergence`` is ``"bernoulli"``, ``"gaussian"`` or ``"kinf"``.
     """
 
@@ -98,20 +97,6 @@ def characteristic_time(
       weights, one small problem per other arm; certified by weak duality with the
       KKT multipliers). About 10 ms on the paper's 5 x 5 instances, 2 s for
       100 x 10 and 20 s for 500 x 20 (``python -m gbai.benchmark --scaling``).
-    * ``method="numeric"`` (the solver of earlier versions, kept for checking;
-      Bernoulli and Gaussian only): a certified numerical solution
-      (:mod:`~gbai.limits.slsqp`). The lower bound is the achieved value
-      ``min_k f_k(w_star)``. The upper bound is weak duality: for any mixture ``q``
-      of alternatives ``lambda^k`` in the closure of ``Alt(mu)``,
-      ``max_w min_k f_k(w) <= max_ij sum_k q_k d(mu_ij, lambda^k_ij)`` (for fixed
-      alternatives the objective is linear in ``w``, and a linear function's
-      maximum over the simplex is its largest coordinate); ``q`` solves the LP
-      ``min_q max_ij ...`` (HiGHS) over the alternatives met along the way. The
-      optimiser is SLSQP on ``max z s.t. z <= f_k(w)`` with Danskin gradients
-      ``d(mu, lambda_k*(w))``, then, if needed, an SLSQP polish with the negligible
-      weights fixed at 0 and Kelley cutting planes, until the relative gap
-      ``(upper - value) / value`` is at most ``tol`` (default 1e-5) or
-      ``max_iter`` cutting-plane iterations have run.
 
     Parameters
     ----------
@@ -125,7 +110,7 @@ def characteristic_time(
         the Bernoulli divergence; for other laws ``T*_kinf <= T*_bernoulli``.
     method:
         ``"auto"`` (closed forms where they exist, else ``"structured"``),
-        ``"structured"`` or ``"numeric"`` (the SLSQP + LP solver; for checking).
+        or ``"structured"``.
     tol, max_iter:
         Target relative gap and cap on the optimiser's iterations. A
         :class:`RuntimeWarning` is issued when the certified gap stays above
@@ -145,10 +130,8 @@ def characteristic_time(
     instance = check_instance(instance)
     kinf = is_kinf(divergence)
     code = LAW if kinf else divergence_code(divergence)
-    if method not in ("auto", "structured", "numeric"):
-        raise ValueError(f"method must be 'auto', 'structured' or 'numeric', got {method!r}")
-    if kinf and method == "numeric":
-        raise ValueError("method='numeric' supports the 'bernoulli' and 'gaussian' divergences only")
+    if method not in ("auto", "structured"):
+        raise ValueError(f"method must be 'auto' or 'structured', got {method!r}")
     if not (isinstance(tol, (int, float)) and 0.0 < tol < 1.0):
         raise ValueError(f"tol must be a number in (0, 1), got {tol!r}")
     if not (isinstance(max_iter, (int, np.integer)) and max_iter >= 0):
@@ -166,7 +149,7 @@ def characteristic_time(
         return CharacteristicTime(
             math.inf, np.full((n, m), 1.0 / (n * m)), 0.0, 0.0, 0, 0.0, "degenerate", name
         )
-    if a < 0 and method != "numeric":
+    if a < 0:
         # Closed form (see above); the largest d(mu_bj, th) over the attributes below
         # th is at the smallest mean for Bernoulli and Gaussian, and found by
         # comparison for K_inf.
@@ -182,24 +165,20 @@ def characteristic_time(
         for b in range(n):
             w[b, worst[b]] = inv[b] / total
         return CharacteristicTime(total, w, 1.0 / total, 0.0, 0, 1.0 / total, "closed-form", name)
-    if method == "numeric":
-        w, value, upper, iterations = optimise_slsqp(means, th, code, tol, int(max_iter))
-        label = "slsqp+lp"
+    if kinf:
+
+        def exact_values(weights):
+            return law_alternatives_kernel(means, th, np.ascontiguousarray(weights), xs, xcs, ps, a)[3]
+
     else:
-        if kinf:
 
-            def exact_values(weights):
-                return law_alternatives_kernel(means, th, np.ascontiguousarray(weights), xs, xcs, ps, a)[3]
+        def exact_values(weights):
+            return alternative_values_kernel(means, th, np.ascontiguousarray(weights), code)[3]
 
-        else:
-
-            def exact_values(weights):
-                return alternative_values_kernel(means, th, np.ascontiguousarray(weights), code)[3]
-
-        w, value, upper, iterations = solve_structured(
-            means, th, a, code, (xs, xcs, ps), exact_values, tol, int(max_iter)
-        )
-        label = "structured"
+    w, value, upper, iterations = solve_structured(
+        means, th, a, code, (xs, xcs, ps), exact_values, tol, int(max_iter)
+    )
+    label = "structured"
     gap = (upper - value) / value
     if not gap <= tol:
         warnings.warn(
