@@ -16,7 +16,7 @@ import numpy as np
 from numba import njit
 from scipy.optimize import linprog, minimize
 
-from gbai.limits.alternatives import alternative_values_kernel, alternatives_kernel, answer_kernel
+from gbai.limits.alternatives import alternative_lambda, alternative_values_kernel, alternatives_kernel, answer_kernel
 from gbai.limits.divergences import divergence_code, divergence_scalar
 from gbai.model import Instance
 
@@ -58,7 +58,11 @@ class _Oracle:
         key = w_flat.tobytes()
         if key != self._key:
             w = np.ascontiguousarray(w_flat.reshape(self.shape))
-            _, _, _, values, lams = alternatives_kernel(self.means, self.threshold, w, self.code, True)
+            empty = np.zeros(self.shape + (0,))
+            kinds, arms, attrs, values, rows_a, rows_b = alternatives_kernel(
+                self.means, self.threshold, w, self.code, empty, empty, empty)
+            lams = np.array([alternative_lambda(self.means, self.threshold, kinds[k], arms[k], attrs[k], rows_a[k],
+                                                rows_b[k]) for k in range(len(values))])
             columns = _divergence_columns(self.means, lams, self.code).reshape(len(values), -1)
             self._key, self._values, self._columns = key, values, columns
             self.calls += 1

@@ -1,4 +1,4 @@
-"""K_inf (gbai.limits.reward_laws) and the structured T* solver (gbai.limits.structured)."""
+"""K_inf (gbai.limits.reward_laws) and the structured T* solver (gbai.limits.characteristic_time)."""
 
 import math
 import warnings

@@ -471,5 +471,5 @@ ALGORITHM = Algorithm(
     run_fast=_run_betting,
     options=BETTING_OPTIONS,
     modules=("algorithms/betting.py", "limits/alternatives.py", "limits/divergences.py",
-             "limits/overtake.py"),
+             "limits/reward_laws.py"),
 )

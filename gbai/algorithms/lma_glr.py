@@ -261,6 +261,6 @@ ALGORITHM = Algorithm(
     reference="beyond the paper: gbai.algorithms.lma_glr",
     make_policy=LMAGLR,
     run_fast=_run_lma,
-    modules=("algorithms/lma_glr.py", "thresholds.py", "limits/divergences.py", "limits/overtake.py",
+    modules=("algorithms/lma_glr.py", "thresholds.py", "limits/divergences.py", "limits/reward_laws.py",
              "limits/alternatives.py"),
 )

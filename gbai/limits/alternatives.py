@@ -1,43 +1,15 @@
-"""The answer of a mean matrix and its alternatives: best response and GLR statistic.
+"""The answer of a mean matrix, its alternatives and the best response (also the GLR statistic).
 
-The alternatives
-----------------
-Let ``a`` be the answer of ``mu`` (0-based arm index, or INFEASIBLE). The answer of
-``lambda`` differs from ``a`` exactly when one of the following holds, so the
-closure of ``Alt(mu)`` is the union of the closed sets below and the best response
-is the smallest of their costs (a derivation of ours for this model; the paper does
-not use it):
-
-* (A) ``kind="best-infeasible"``, for each attribute ``j`` of the best arm ``a``:
-  ``lambda_aj <= th``. Only that pair moves, to ``th``: cost ``w_aj d(mu_aj, th)``.
-* (B) ``kind="overtake"``, for each arm ``b != a``: arm ``b`` is feasible and its
-  mean is at least that of ``a``. Only the rows ``a`` and ``b`` move::
-
-      min  sum_j w_aj d(mu_aj, x_j) + sum_j w_bj d(mu_bj, y_j)
-      s.t. y_j >= th (all j),  sum_j y_j >= sum_j x_j.
-
-  It is convex. With a multiplier ``eta >= 0`` on the sum constraint, the
-  minimisers are ``x_j(eta) = argmin_x w_aj d(mu_aj, x) + eta x`` (moves down) and
-  ``y_j(eta) = max(th, argmin_y w_bj d(mu_bj, y) - eta y)`` (moves up). The
-  function ``g(eta) = sum_j y_j(eta) - sum_j x_j(eta)`` increases; ``eta = 0`` when
-  ``g(0) >= 0`` and otherwise ``eta`` is the root of ``g``, found by a safeguarded
-  Newton iteration on a bracket (iteration cap 200). The constraint ``x_j >= th``
-  is not imposed: a point with ``x_j < th`` is in (A)'s set anyway, so the union,
-  hence the minimum, is unchanged.
-* (C) ``kind="become-feasible"``, only when ``mu`` is infeasible, for each arm
-  ``b``: ``lambda_bj >= th`` for all ``j``. Cost
-  ``sum_{j: mu_bj < th} w_bj d(mu_bj, th)``.
-
-When two feasible arms tie for the best mean (``Instance.has_unique_answer`` is
-False) ``mu`` itself lies in the closure of ``Alt(mu)``: the best response is 0 and
-``T* = inf`` (``kind="tie"``). Ties are detected with the model's
-``MEAN_TOLERANCE`` on arm means, as in :mod:`gbai.model`.
-
-
-The inner infimum of ``T*`` (the *best response*) is also the generalised
-likelihood ratio (GLR) statistic when the weights are sample counts and the means
-empirical, so the kernels here are compiled and callable every round from a
-stopping rule (:mod:`gbai.algorithms.lma_glr`).
+For the answer ``a`` of ``mu`` the closure of ``Alt(mu)`` is the union of three kinds
+of closed sets (our derivation for this model; see the derivations, section
+"Alternatives"): (A) a pair of ``a`` at or below the threshold, (B) an arm ``b``
+feasible with mean at least ``a``'s ("overtake", solved through one multiplier on
+the mean constraint), (C) for an infeasible ``mu``, an arm made feasible. The best
+response ``min_{lambda in cl Alt(mu)} sum_ij w_ij d(mu_ij, lambda_ij)`` is the
+smallest of their costs; with sample counts as ``w`` and empirical means it is the
+GLR statistic, so the kernels are compiled and callable every round from a stopping
+rule (:mod:`gbai.algorithms.lma_glr`). Every divergence of
+:mod:`gbai.limits.divergences` goes through the same kernels.
 """
 
 from __future__ import annotations
@@ -49,10 +21,17 @@ import numpy as np
 from numba import njit
 
 from ..model import MEAN_TOLERANCE, Instance
-from .divergences import divergence_code, divergence_scalar
-from .reward_laws import law_arrays
-from .overtake import overtake_cost
-from .pairs import law_alternatives_kernel
+from .divergences import (
+    BERNOULLI,
+    GAUSSIAN,
+    KINF,
+    divergence_code,
+    lower_point,
+    pair_divergence,
+    pair_laws,
+    upper_point,
+)
+from .reward_laws import law_mean, law_variance
 
 __all__ = [
     "KIND_BECOME_FEASIBLE",
@@ -61,12 +40,15 @@ __all__ = [
     "KIND_OVERTAKE",
     "KIND_TIE",
     "BestResponse",
+    "alternative_lambda",
     "alternative_values",
     "alternative_values_kernel",
     "alternatives_kernel",
     "answer_kernel",
     "best_response",
     "best_response_kernel",
+    "best_response_laws_kernel",
+    "overtake",
 ]
 
 #: Kind codes of the alternatives (the kernels return the code, the API the name).
@@ -76,13 +58,16 @@ KIND_BECOME_FEASIBLE = 2  # (C)
 KIND_TIE = 3
 KIND_NAMES = ("best-infeasible", "overtake", "become-feasible", "tie")
 
+_ROOT_MAX_ITER = 200
+_BRACKET_MAX_ITER = 200
+
 
 @njit(cache=True)
 def answer_kernel(means, threshold):
-    """Return ``(a, tie)``: the answer (-1 if infeasible) and a tied arm (-1 if none).
+    """``(a, tie)``: the answer (-1 if infeasible) and a tied arm (-1 if none).
 
-    Mirrors :class:`gbai.model.Instance`: arm means within MEAN_TOLERANCE of the
-    largest feasible mean are tied, and the answer is the lowest such index.
+    As :class:`gbai.model.Instance`: arm means within MEAN_TOLERANCE of the largest
+    feasible mean are tied, and the answer is the lowest such index.
     """
     n, m = means.shape
     feasible = np.ones(n, dtype=np.bool_)
@@ -111,13 +96,213 @@ def answer_kernel(means, threshold):
 
 
 @njit(cache=True)
-def _become_feasible(means, threshold, weights, b, code):
-    """Cost of alternative (C): raise every attribute of arm ``b`` below th to th."""
+def _pair_cost(mu, value, value_c, w, code, xs, xcs, ps):
+    """``w d(mu, value)``, 0 for a zero weight."""
+    if w == 0.0:
+        return 0.0
+    return w * pair_divergence(mu, value, value_c, code, xs, xcs, ps)
+
+
+@njit(cache=True)
+def _overtake_g(means, threshold, weights, a, b, eta, code, xs, xcs, ps, free_mode, x, y):
+    """Fill ``x = x(eta)``, ``y = y(eta)``; return ``g(eta) = sum y - sum x`` and ``g'(eta)``.
+
+    With ``free_mode`` only the zero-weight pairs move, as if they had weight 1.
+    """
     m = means.shape[1]
-    cost = 0.0
+    g = 0.0
+    dg = 0.0
     for j in range(m):
+        w_a = weights[a, j]
+        w_b = weights[b, j]
+        if free_mode:
+            if w_a > 0.0:
+                xj, dxj = means[a, j], 0.0
+            else:
+                xj, _, dxj = lower_point(means[a, j], 1.0, eta, code, xs[a, j], xcs[a, j], ps[a, j])
+            if w_b > 0.0:
+                yj, dyj = max(threshold, means[b, j]), 0.0
+            else:
+                yj, _, dyj = upper_point(means[b, j], 1.0, eta, threshold, code, xs[b, j], xcs[b, j], ps[b, j])
+        else:
+            xj, _, dxj = lower_point(means[a, j], w_a, eta, code, xs[a, j], xcs[a, j], ps[a, j])
+            yj, _, dyj = upper_point(means[b, j], w_b, eta, threshold, code, xs[b, j], xcs[b, j], ps[b, j])
+        x[j] = xj
+        y[j] = yj
+        g += yj - xj
+        dg += dyj - dxj
+    return g, dg
+
+
+@njit(cache=True)
+def _solve_eta(means, threshold, weights, a, b, code, xs, xcs, ps, free_mode, hi, guess, x, y):
+    """Root ``eta > 0`` of the increasing ``g`` given ``g(0+) < 0``, with ``g(eta) >= 0``; fills ``x, y``.
+
+    ``hi`` is doubled until ``g(hi) >= 0``; then safeguarded Newton from ``guess``
+    (bisection, geometric on a wide bracket, when a step leaves the bracket or does
+    not halve) to 1e-15 relative; finally ``eta`` moves right by a few ulps if needed
+    so that the returned alternative satisfies the mean constraint.
+    """
+    lo = 0.0
+    g_hi, _ = _overtake_g(means, threshold, weights, a, b, hi, code, xs, xcs, ps, free_mode, x, y)
+    for _ in range(_BRACKET_MAX_ITER):
+        if g_hi >= 0.0:
+            break
+        lo = hi
+        hi *= 2.0
+        g_hi, _ = _overtake_g(means, threshold, weights, a, b, hi, code, xs, xcs, ps, free_mode, x, y)
+    eta = guess if lo < guess < hi else 0.5 * (lo + hi)
+    previous_step = hi - lo
+    g = 0.0
+    dg = 0.0
+    fresh = False  # x, y, g hold the values at the current eta
+    for _ in range(_ROOT_MAX_ITER):
+        g, dg = _overtake_g(means, threshold, weights, a, b, eta, code, xs, xcs, ps, free_mode, x, y)
+        fresh = True
+        if g == 0.0:
+            break
+        if g < 0.0:
+            lo = eta
+        else:
+            hi = eta
+        if hi - lo <= 1e-15 * hi:
+            break
+        if dg > 0.0 and abs(g) <= 1e-15 * eta * dg:
+            break  # the Newton step is below the resolution of eta
+        candidate = eta - g / dg if dg > 0.0 else -1.0
+        step = abs(candidate - eta)
+        if not (lo < candidate < hi) or step > 0.5 * previous_step:
+            if lo > 0.0 and hi > 16.0 * lo:
+                candidate = math.sqrt(lo * hi)
+            else:
+                candidate = 0.5 * (lo + hi)
+            step = abs(candidate - eta)
+        previous_step = step
+        eta = candidate
+        fresh = False
+        if step <= 1e-15 * eta:
+            break
+    if not fresh:
+        g, dg = _overtake_g(means, threshold, weights, a, b, eta, code, xs, xcs, ps, free_mode, x, y)
+    if g < 0.0:
+        # Doubling steps right until g >= 0; g(hi) >= 0 bounds them to 64.
+        bump = max(-g / dg if dg > 0.0 else 0.0, 1e-16 * eta)
+        for _ in range(64):
+            trial = min(eta + bump, hi)
+            g, dg = _overtake_g(means, threshold, weights, a, b, trial, code, xs, xcs, ps, free_mode, x, y)
+            if g >= 0.0 or trial == hi:
+                eta = trial
+                break
+            bump *= 2.0
+    return eta
+
+
+@njit(cache=True)
+def overtake(means, threshold, weights, a, b, code, xs, xcs, ps, x, y):
+    """Cost of alternative (B), arm ``b`` feasible with mean at least arm ``a``'s; fills ``x``, ``y``.
+
+    ``x``, ``y`` receive the new attribute means of ``a`` and ``b``. The multiplier
+    ``eta`` of the mean constraint is 0 when moving ``b``'s pairs up to the threshold,
+    or the zero-weight pairs for free, closes the gap (the limit of positive weights
+    ``eps -> 0`` picks the minimiser); otherwise it is the root of ``g``
+    (derivations, section "Overtake"). The cost is primal for the parametric
+    divergences and the dual value at the final ``eta`` for ``K_inf``, a lower
+    bound whatever the accuracy of its inner roots.
+    """
+    m = means.shape[1]
+    # eta = 0: only the attributes of b below the threshold move, to th.
+    base_cost = 0.0
+    deficit = 0.0
+    n_free = 0
+    capacity = 0.0
+    for j in range(m):
+        x[j] = means[a, j]
+        mu_b = means[b, j]
+        if mu_b < threshold:
+            if weights[b, j] > 0.0:
+                base_cost += weights[b, j] * pair_divergence(
+                    mu_b, threshold, 1.0 - threshold, code, xs[b, j], xcs[b, j], ps[b, j])
+            y[j] = threshold
+        else:
+            y[j] = mu_b
+        deficit += x[j] - y[j]
+        if weights[a, j] == 0.0:
+            n_free += 1
+            capacity += math.inf if code == GAUSSIAN else x[j]
+        if weights[b, j] == 0.0:
+            n_free += 1
+            capacity += math.inf if code == GAUSSIAN else 1.0 - y[j]
+    if deficit <= 0.0:
+        return base_cost
+    if capacity > deficit:
+        # Still eta = 0: the zero-weight pairs share the gap as if they had weight 1.
+        if code == GAUSSIAN:
+            hi = 4.0 * deficit / n_free
+        else:
+            hi = 2.0 * n_free / (capacity - deficit)
+        _solve_eta(means, threshold, weights, a, b, code, xs, xcs, ps, True, hi, -1.0, x, y)
+        return base_cost
+    if capacity == deficit:
+        for j in range(m):
+            if weights[a, j] == 0.0:
+                x[j] = 0.0
+            if weights[b, j] == 0.0:
+                y[j] = 1.0
+        return base_cost
+    # eta > 0. Bracket: g(eta) >= M - 2 W / eta (Bernoulli); start: the local quadratic
+    # model, x_j ~ mu_aj - eta v_aj / w_aj and y_j ~ mu_bj + eta v_bj / w_bj.
+    slope = 0.0
+    if code == GAUSSIAN:
+        inv_sum = 0.0
+        for j in range(m):
+            inv_sum += 1.0 / (4.0 * weights[a, j])
+            if means[b, j] >= threshold:
+                slope += 1.0 / (4.0 * weights[b, j])
+        slope += inv_sum
+        hi = deficit / inv_sum
+    else:
+        total_w = 0.0
+        for j in range(m):
+            total_w += weights[a, j] + weights[b, j]
+            if weights[a, j] > 0.0:
+                slope += _variance(means[a, j], code, xs[a, j], ps[a, j]) / weights[a, j]
+            if means[b, j] >= threshold and weights[b, j] > 0.0:
+                slope += _variance(means[b, j], code, xs[b, j], ps[b, j]) / weights[b, j]
+        hi = 2.0 * total_w / m
+    guess = deficit / slope if slope > 0.0 else -1.0
+    eta = _solve_eta(means, threshold, weights, a, b, code, xs, xcs, ps, False, hi, guess, x, y)
+    # The cost at the final eta, from the points and their complements.
+    cost = 0.0
+    gap = 0.0
+    for j in range(m):
+        xj, xj_c, _ = lower_point(means[a, j], weights[a, j], eta, code, xs[a, j], xcs[a, j], ps[a, j])
+        yj, yj_c, _ = upper_point(means[b, j], weights[b, j], eta, threshold, code, xs[b, j], xcs[b, j], ps[b, j])
+        x[j] = xj
+        y[j] = yj
+        cost += _pair_cost(means[a, j], xj, xj_c, weights[a, j], code, xs[a, j], xcs[a, j], ps[a, j])
+        cost += _pair_cost(means[b, j], yj, yj_c, weights[b, j], code, xs[b, j], xcs[b, j], ps[b, j])
+        gap += yj - xj
+    if code == KINF:
+        return max(cost - eta * gap, 0.0)
+    return cost
+
+
+@njit(cache=True)
+def _variance(mu, code, xs, ps):
+    """The variance of one pair's reward law: ``mu (1 - mu)`` (Bernoulli) or that of its law."""
+    if code == BERNOULLI:
+        return mu * (1.0 - mu)
+    return law_variance(xs, ps, law_mean(xs, ps))
+
+
+@njit(cache=True)
+def _become_feasible(means, threshold, weights, b, code, xs, xcs, ps):
+    """Cost of alternative (C): every attribute of arm ``b`` below the threshold raised to it."""
+    cost = 0.0
+    for j in range(means.shape[1]):
         if means[b, j] < threshold and weights[b, j] > 0.0:
-            cost += weights[b, j] * divergence_scalar(means[b, j], threshold, code)
+            cost += weights[b, j] * pair_divergence(
+                means[b, j], threshold, 1.0 - threshold, code, xs[b, j], xcs[b, j], ps[b, j])
     return cost
 
 
@@ -136,73 +321,14 @@ def _is_tied_with(means, threshold, a, b):
 
 
 @njit(cache=True)
-def best_response_kernel(means, threshold, weights, code):
-    """Best response ``min_{lambda in cl Alt(mu)} sum w d(mu, lambda)`` and a minimiser.
+def alternatives_kernel(means, threshold, weights, code, xs, xcs, ps):
+    """Every alternative's cost: ``(kinds, arms, attrs, values, rows_a, rows_b)``.
 
-    Returns ``(value, lam, kind_code, arm_b, attr_j)``: ``arm_b`` is the arm made
-    better (B), made feasible (C) or tied (tie), -1 for (A); ``attr_j`` is the
-    attribute of the answer pushed to the threshold in (A), -1 otherwise.
-    """
-    n, m = means.shape
-    lam = means.copy()
-    a, tie = answer_kernel(means, threshold)
-    if tie >= 0:
-        return 0.0, lam, KIND_TIE, tie, -1
-    best = math.inf
-    best_kind = -1
-    best_b = -1
-    best_j = -1
-    if a < 0:
-        for b in range(n):
-            cost = _become_feasible(means, threshold, weights, b, code)
-            if cost < best:
-                best = cost
-                best_kind = KIND_BECOME_FEASIBLE
-                best_b = b
-        for j in range(m):
-            if means[best_b, j] < threshold:
-                lam[best_b, j] = threshold
-        return best, lam, best_kind, best_b, -1
-    for j in range(m):
-        cost = 0.0
-        if weights[a, j] > 0.0:
-            cost = weights[a, j] * divergence_scalar(means[a, j], threshold, code)
-        if cost < best:
-            best = cost
-            best_kind = KIND_BEST_INFEASIBLE
-            best_j = j
-    x = np.empty(m)
-    y = np.empty(m)
-    best_x = np.empty(m)
-    best_y = np.empty(m)
-    for b in range(n):
-        if b == a:
-            continue
-        cost = overtake_cost(means, threshold, weights, a, b, code, x, y)
-        if cost < best:
-            best = cost
-            best_kind = KIND_OVERTAKE
-            best_b = b
-            best_j = -1
-            best_x[:] = x
-            best_y[:] = y
-    if best_kind == KIND_BEST_INFEASIBLE:
-        lam[a, best_j] = threshold
-        return best, lam, best_kind, -1, best_j
-    lam[a, :] = best_x
-    lam[best_b, :] = best_y
-    return best, lam, best_kind, best_b, -1
-
-
-@njit(cache=True)
-def alternatives_kernel(means, threshold, weights, code, want_lambdas):
-    """The cost of every alternative separately (for per-alternative stopping rules).
-
-    Returns ``(kinds, arms, attrs, values, lams)``. Feasible ``mu`` (answer ``a``): the
-    first M entries are (A) for ``j = 0..M-1`` (``arms = a``), then (B) for every
-    ``b != a`` in increasing order (``arms = b``, ``attrs = -1``). Infeasible ``mu``:
-    (C) for every arm ``b``. A (B) entry for an arm tied with ``a`` has value 0.
-    ``lams`` has shape (K, N, M) when ``want_lambdas`` and (0, N, M) otherwise.
+    Feasible ``mu`` (answer ``a``): (A) for ``j = 0..M-1`` (``arms = a``,
+    ``attrs = j``), then (B) for every ``b != a`` in index order (``arms = b``; value
+    0 for an arm tied with ``a``). Infeasible ``mu``: (C) for every arm ``b``.
+    ``rows_a[k]``, ``rows_b[k]`` are the new rows of ``a`` and ``b`` of a (B) entry
+    (see :func:`alternative_lambda`).
     """
     n, m = means.shape
     a, _ = answer_kernel(means, threshold)
@@ -211,31 +337,23 @@ def alternatives_kernel(means, threshold, weights, code, want_lambdas):
     arms = np.empty(count, dtype=np.int64)
     attrs = np.full(count, -1, dtype=np.int64)
     values = np.empty(count)
-    lams = np.empty((count if want_lambdas else 0, n, m))
+    rows_a = np.empty((count, m))
+    rows_b = np.empty((count, m))
     if a < 0:
         for b in range(n):
             kinds[b] = KIND_BECOME_FEASIBLE
             arms[b] = b
-            values[b] = _become_feasible(means, threshold, weights, b, code)
-            if want_lambdas:
-                lams[b] = means
-                for j in range(m):
-                    if means[b, j] < threshold:
-                        lams[b, b, j] = threshold
-        return kinds, arms, attrs, values, lams
+            values[b] = _become_feasible(means, threshold, weights, b, code, xs, xcs, ps)
+        return kinds, arms, attrs, values, rows_a, rows_b
     for j in range(m):
         kinds[j] = KIND_BEST_INFEASIBLE
         arms[j] = a
         attrs[j] = j
         cost = 0.0
         if weights[a, j] > 0.0:
-            cost = weights[a, j] * divergence_scalar(means[a, j], threshold, code)
+            cost = weights[a, j] * pair_divergence(
+                means[a, j], threshold, 1.0 - threshold, code, xs[a, j], xcs[a, j], ps[a, j])
         values[j] = cost
-        if want_lambdas:
-            lams[j] = means
-            lams[j, a, j] = threshold
-    x = np.empty(m)
-    y = np.empty(m)
     k = m
     for b in range(n):
         if b == a:
@@ -244,22 +362,68 @@ def alternatives_kernel(means, threshold, weights, code, want_lambdas):
         arms[k] = b
         if _is_tied_with(means, threshold, a, b):
             values[k] = 0.0
-            x[:] = means[a]
-            y[:] = means[b]
+            rows_a[k] = means[a]
+            rows_b[k] = means[b]
         else:
-            values[k] = overtake_cost(means, threshold, weights, a, b, code, x, y)
-        if want_lambdas:
-            lams[k] = means
-            lams[k, a, :] = x
-            lams[k, b, :] = y
+            values[k] = overtake(means, threshold, weights, a, b, code, xs, xcs, ps, rows_a[k], rows_b[k])
         k += 1
-    return kinds, arms, attrs, values, lams
+    return kinds, arms, attrs, values, rows_a, rows_b
+
+
+@njit(cache=True)
+def alternative_lambda(means, threshold, kind, arm, attr, row_a, row_b):
+    """The alternative ``lambda`` of one entry of :func:`alternatives_kernel`."""
+    lam = means.copy()
+    if kind == KIND_BEST_INFEASIBLE:
+        lam[arm, attr] = threshold
+    elif kind == KIND_OVERTAKE:
+        a, _ = answer_kernel(means, threshold)
+        lam[a, :] = row_a
+        lam[arm, :] = row_b
+    elif kind == KIND_BECOME_FEASIBLE:
+        for j in range(means.shape[1]):
+            if means[arm, j] < threshold:
+                lam[arm, j] = threshold
+    return lam
+
+
+@njit(cache=True)
+def best_response_laws_kernel(means, threshold, weights, code, xs, xcs, ps):
+    """Best response ``min_{lambda in cl Alt(mu)} sum w d(mu, lambda)`` and a minimiser.
+
+    Returns ``(value, lam, kind, arm_b, attr_j)``: ``arm_b`` is the arm made better
+    (B), made feasible (C) or tied (tie), -1 for (A); ``attr_j`` is the attribute of
+    the answer moved to the threshold in (A), -1 otherwise. The first cheapest
+    alternative in the order of :func:`alternatives_kernel` wins.
+    """
+    a, tie = answer_kernel(means, threshold)
+    if tie >= 0:
+        return 0.0, means.copy(), KIND_TIE, tie, -1
+    kinds, arms, attrs, values, rows_a, rows_b = alternatives_kernel(means, threshold, weights, code, xs, xcs, ps)
+    best = 0
+    for k in range(1, values.size):
+        if values[k] < values[best]:
+            best = k
+    kind = kinds[best]
+    lam = alternative_lambda(means, threshold, kind, arms[best], attrs[best], rows_a[best], rows_b[best])
+    arm_b = -1 if kind == KIND_BEST_INFEASIBLE else arms[best]
+    return values[best], lam, kind, arm_b, attrs[best]
+
+
+@njit(cache=True)
+def best_response_kernel(means, threshold, weights, code):
+    """:func:`best_response_laws_kernel` for the parametric codes (no reward laws)."""
+    n, m = means.shape
+    empty = np.zeros((n, m, 0))
+    return best_response_laws_kernel(means, threshold, weights, code, empty, empty, empty)
 
 
 @njit(cache=True)
 def alternative_values_kernel(means, threshold, weights, code):
-    """``(kinds, arms, attrs, values)`` of every alternative, without the lambdas."""
-    kinds, arms, attrs, values, _ = alternatives_kernel(means, threshold, weights, code, False)
+    """``(kinds, arms, attrs, values)`` of :func:`alternatives_kernel` for the parametric codes."""
+    n, m = means.shape
+    empty = np.zeros((n, m, 0))
+    kinds, arms, attrs, values, _, _ = alternatives_kernel(means, threshold, weights, code, empty, empty, empty)
     return kinds, arms, attrs, values
 
 
@@ -272,9 +436,7 @@ def _check_problem(means, threshold, weights):
     except (TypeError, ValueError):
         raise ValueError("weights must be a numeric N x M matrix") from None
     if w.shape != means_arr.shape:
-        raise ValueError(
-            f"weights must have the shape of the means {means_arr.shape}, got {w.shape}"
-        )
+        raise ValueError(f"weights must have the shape of the means {means_arr.shape}, got {w.shape}")
     if np.isnan(w).any():
         i, j = np.argwhere(np.isnan(w))[0]
         raise ValueError(f"weights contains NaN at arm {i}, attribute {j}")
@@ -305,101 +467,40 @@ class BestResponse:
     attribute: int | None
 
 
-def _law_best_response(means, th, w, laws):
-    """:func:`best_response` with ``K_inf`` divergences (the kernel of :mod:`.pairs`)."""
-    a, tie = answer_kernel(means, th)
-    if tie >= 0:
-        return BestResponse(0.0, means.copy(), KIND_NAMES[KIND_TIE], (int(a), int(tie)), None)
-    kinds, arms, attrs, values, lams = law_alternatives_kernel(means, th, w, *law_arrays(means, laws), a)
-    k = int(np.argmin(values))
-    kind = int(kinds[k])
-    if kind == KIND_BEST_INFEASIBLE:
-        return BestResponse(float(values[k]), lams[k], KIND_NAMES[kind], (int(a),), int(attrs[k]))
-    if kind == KIND_BECOME_FEASIBLE:
-        return BestResponse(float(values[k]), lams[k], KIND_NAMES[kind], (int(arms[k]),), None)
-    return BestResponse(float(values[k]), lams[k], KIND_NAMES[kind], (int(a), int(arms[k])), None)
+def best_response(means, threshold, weights, divergence: str = "bernoulli", *, laws="beta") -> BestResponse:
+    """The best response (most confusing alternative) at ``weights`` (Garivier & Kaufmann 2016).
 
-
-def best_response(
-    means, threshold, weights, divergence: str = "bernoulli", *, laws="beta"
-) -> BestResponse:
-    """The best response (most confusing alternative) at ``weights``.
-
-    Parameters
-    ----------
-    means:
-        N x M attribute means in [0, 1] (true or empirical).
-    threshold:
-        Feasibility threshold in (0, 1).
-    weights:
-        Non-negative N x M weights. They need not sum to 1: with sample counts and
-        empirical means the value is the GLR statistic of the empirical answer.
-    divergence:
-        ``"bernoulli"`` (default), ``"gaussian"`` (variance 1/4) or ``"kinf"``
-        (``K_inf`` of each pair's reward law, :mod:`~gbai.limits.reward_laws`).
-    laws:
-        Only for ``"kinf"``: ``"beta"`` (default, the simulated ``Beta(1, 1/mu - 1)``),
-        ``"bernoulli"`` or an N x M grid of :class:`~gbai.limits.reward_laws.RewardLaw`.
-
-    Returns
-    -------
-    BestResponse
-        The value is 0 when two feasible arms tie for the best mean (the closure
-        of ``Alt(mu)`` then contains ``mu``) or when a pair of the best arm sits at
-        the threshold.
-
-    Raises
-    ------
-    ValueError
-        For malformed means, threshold or weights, or an unknown divergence.
+    ``means`` (N x M in [0, 1], true or empirical), ``threshold`` in (0, 1) and
+    non-negative ``weights`` (sample counts give the GLR statistic of the empirical
+    answer). ``divergence`` is ``"bernoulli"``, ``"gaussian"`` or ``"kinf"``; ``laws``
+    (``"kinf"`` only) is ``"beta"``, ``"bernoulli"`` or an N x M grid of
+    :class:`~gbai.limits.reward_laws.RewardLaw`. The value is 0 for a tie for the best
+    feasible arm or a pair of the best arm at the threshold. Malformed input or an
+    unknown divergence raises ValueError.
     """
-    if is_kinf(divergence):
-        return _law_best_response(*_check_problem(means, threshold, weights), laws)
     code = divergence_code(divergence)
     means_arr, th, w = _check_problem(means, threshold, weights)
-    value, lam, kind, arm_b, attr_j = best_response_kernel(means_arr, th, w, code)
+    value, lam, kind, arm_b, attr_j = best_response_laws_kernel(means_arr, th, w, code,
+                                                                *pair_laws(means_arr, code, laws))
     a, _ = answer_kernel(means_arr, th)
     kind = int(kind)
     if kind == KIND_BEST_INFEASIBLE:
-        arms: tuple = (int(a),)
-        attribute = int(attr_j)
-    elif kind == KIND_BECOME_FEASIBLE:
-        arms = (int(arm_b),)
-        attribute = None
-    else:
-        arms = (int(a), int(arm_b))
-        attribute = None
-    return BestResponse(float(value), lam, KIND_NAMES[kind], arms, attribute)
+        return BestResponse(float(value), lam, KIND_NAMES[kind], (int(a),), int(attr_j))
+    if kind == KIND_BECOME_FEASIBLE:
+        return BestResponse(float(value), lam, KIND_NAMES[kind], (int(arm_b),), None)
+    return BestResponse(float(value), lam, KIND_NAMES[kind], (int(a), int(arm_b)), None)
 
 
-def is_kinf(divergence) -> bool:
-    """True for the name of the ``K_inf`` divergence (``"kinf"``, any case)."""
-    return isinstance(divergence, str) and divergence.lower() == "kinf"
-
-
-def alternative_values(
-    means, threshold, weights, divergence: str = "bernoulli", *, laws="beta"
-) -> dict:
+def alternative_values(means, threshold, weights, divergence: str = "bernoulli", *, laws="beta") -> dict:
     """The cost of every alternative separately, as columns of equal length.
 
-    Returns a dict of 1-D arrays, ready for ``pandas.DataFrame``: ``kind`` (names from
-    :data:`KIND_NAMES`), ``arm`` (the answer's arm ``a`` for (A), the arm ``b`` for
-    (B) and (C)), ``attribute`` (``j`` for (A), -1 otherwise) and ``value``. The
-    rows are: for a feasible ``mu``, (A) for each attribute of the answer then (B)
-    for each other arm in index order (a (B) row for an arm tied with the answer has
-    value 0); for an infeasible ``mu``, (C) for each arm. The minimum of ``value``
-    is :func:`best_response`'s value except for a tie, where the latter is 0.
-    ``divergence`` and ``laws`` are as in :func:`best_response`.
+    A dict of 1-D arrays ready for ``pandas.DataFrame``: ``kind`` (from
+    :data:`KIND_NAMES`), ``arm`` (``a`` for (A), ``b`` for (B) and (C)), ``attribute``
+    (``j`` for (A), -1 otherwise) and ``value``, in the order of
+    :func:`alternatives_kernel`. The minimum of ``value`` is :func:`best_response`'s
+    value except for a tie, where the latter is 0. Arguments as in :func:`best_response`.
     """
+    code = divergence_code(divergence)
     means_arr, th, w = _check_problem(means, threshold, weights)
-    if is_kinf(divergence):
-        a, _ = answer_kernel(means_arr, th)
-        kinds, arms, attrs, values, _ = law_alternatives_kernel(means_arr, th, w, *law_arrays(means_arr, laws), a)
-    else:
-        kinds, arms, attrs, values = alternative_values_kernel(means_arr, th, w, divergence_code(divergence))
-    return {
-        "kind": np.array([KIND_NAMES[k] for k in kinds]),
-        "arm": arms,
-        "attribute": attrs,
-        "value": values,
-    }
+    kinds, arms, attrs, values, _, _ = alternatives_kernel(means_arr, th, w, code, *pair_laws(means_arr, code, laws))
+    return {"kind": np.array([KIND_NAMES[k] for k in kinds]), "arm": arms, "attribute": attrs, "value": values}

@@ -1,14 +1,14 @@
-"""The characteristic time ``T*(mu)``: a certified max-min solver and its LP certificate.
+"""The characteristic time ``T*(mu)`` and its optimal proportions ``w*``, with a certificate.
 
-Garivier & Kaufmann (2016, "Optimal best arm identification with fixed
-confidence", Theorem 1): every delta-correct algorithm satisfies
+Garivier & Kaufmann (2016, Theorem 1): every delta-correct algorithm has
 ``E[tau] >= T*(mu) kl(delta, 1 - delta)`` with
-
-    1 / T*(mu) = max_{w in simplex} inf_{lambda in Alt(mu)} sum_ij w_ij d(mu_ij, lambda_ij),
-
-over the N M arm-attribute pairs. The inner infimum is the best response of
-:mod:`gbai.limits.alternatives`; here the outer maximum is solved and
-certified (:func:`characteristic_time`).
+``1/T* = max_{w in simplex} min_{lambda in cl Alt(mu)} sum_ij w_ij d(mu_ij, lambda_ij)``
+over the N M arm-attribute pairs; the inner minimum is the best response of
+:mod:`gbai.limits.alternatives`. A feasible instance is solved with the answer's
+row outside and one small problem per other arm (KKT conditions), and certified by
+weak duality: ``value <= 1/T* <= value_upper``. An infeasible instance has a closed
+form. The derivations are in the project's notes ("Structured solver",
+"Certificate", "Infeasible instances").
 """
 
 from __future__ import annotations
@@ -18,21 +18,15 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from ..model import Instance, check_delta
-from .alternatives import alternative_values_kernel, answer_kernel, is_kinf
-from .divergences import divergence_code, kl_bernoulli_scalar
-from .pairs import LAW, law_alternatives_kernel, pair_divergence
-from .reward_laws import law_arrays
-from .structured import solve_structured
+from .alternatives import alternatives_kernel, answer_kernel
+from .divergences import GAUSSIAN, divergence_code, kl_bernoulli_scalar, level_point, lower_point, pair_divergence, pair_laws
 
-__all__ = [
-    "CharacteristicTime",
-    "characteristic_time",
-    "check_instance",
-    "lower_bound_tstar",
-    "matching_divergence",
-]
+__all__ = ["CharacteristicTime", "characteristic_time", "check_instance", "lower_bound_tstar", "matching_divergence"]
+
+_ROOT_MAX_ITER = 200
 
 
 @dataclass(frozen=True, eq=False)
@@ -40,13 +34,12 @@ class CharacteristicTime:
     """``T*(mu)`` and the optimal proportions (Garivier & Kaufmann 2016).
 
     ``value`` is ``1/T*``, the max-min value achieved by ``w_star`` (a certified lower
-    bound on the true max-min); ``value_upper`` is a certified upper bound (weak
-    duality, see :func:`characteristic_time`) and ``gap = (value_upper - value) /
-    value``. Hence ``T_star = 1/value`` is never below the true ``T*`` and exceeds
-    it by a relative amount of at most ``gap``. ``iterations`` counts optimiser plus
-    cutting-plane iterations (0 for the closed forms). ``method`` names how it was
-    obtained: ``"closed-form"``, ``"structured"`` or ``"degenerate"``
-    (``T* = inf``). ``divergence`` is ``"bernoulli"``, ``"gaussian"`` or ``"kinf"``.
+    bound on the true max-min); ``value_upper`` a certified upper bound and
+    ``gap = (value_upper - value) / value``: ``T_star = 1/value`` is never below the
+    true ``T*`` and exceeds it by a relative amount of at most ``gap``.
+    ``iterations`` counts the outer iterations (0 for the closed forms); ``method``
+    is ``"closed-form"``, ``"structured"`` or ``"degenerate"`` (``T* = inf``);
+    ``divergence`` is ``"bernoulli"``, ``"gaussian"`` or ``"kinf"``.
     """
 
     T_star: float
@@ -66,70 +59,345 @@ def check_instance(instance) -> Instance:
     return instance
 
 
-def characteristic_time(
-    instance: Instance,
-    divergence: str = "bernoulli",
-    *,
-    method: str = "auto",
-    tol: float = 1e-5,
-    max_iter: int = 500,
-    laws="beta",
-) -> CharacteristicTime:
-    """The characteristic time ``T*(mu)`` and optimal proportions ``w*``.
+@njit(cache=True)
+def _answer_side(code, mu_a, xa, xca, pa, w_a, target, eta_guess, x_out, d_out):
+    """``eta`` with ``sum_j x_j(eta) <= target``, as close as floats allow; fills ``x``, ``d(mu_a, x)``.
 
-    ``1/T* = max_{w in simplex} min_{lambda in cl Alt(mu)} sum_ij w_ij d(mu_ij, lambda_ij)``
-    over the N M arm-attribute pairs (Garivier & Kaufmann 2016).
+    ``sum_j x_j(eta)`` decreases from ``sum mu_a`` to 0: Newton safeguarded by a
+    doubling bracket and bisection. Returns ``(eta, sum_j w_aj d(mu_aj, x_j))``.
+    """
+    m = mu_a.shape[0]
 
-    * Tie for the best feasible arm, or a pair of the best arm exactly at the
-      threshold: ``T* = inf`` (value 0 for every ``w``; ``w_star`` is uniform).
-    * Infeasible instance (closed form, ``method="auto"``): with
-      ``D_b = d(min_j mu_bj, th)``, ``T* = sum_b 1/D_b`` and ``w*`` puts
-      ``(1/D_b) / sum_c (1/D_c)`` on the smallest attribute of each arm ``b``.
-      Proof: the alternatives are (C), one per arm, with cost
-      ``f_b(w) = sum_{j: mu_bj < th} w_bj d(mu_bj, th)``. Given arm ``b``'s total
-      weight ``W_b``, ``f_b <= W_b max_j d(mu_bj, th) = W_b D_b`` (``d(., th)``
-      decreases on ``[0, th]``, so the largest divergence is at the smallest
-      attribute), with equality when all of ``W_b`` sits on that attribute; weight
-      elsewhere only lowers some ``f_b``. Then ``max min_b W_b D_b`` over
-      ``sum_b W_b = 1`` equalises ``W_b D_b``, giving ``1/sum_b (1/D_b)``.
-    * Feasible instance (``method="auto"`` or ``"structured"``): the scalable solver
-      of :mod:`~gbai.limits.structured` (an outer problem in the answer's M
-      weights, one small problem per other arm; certified by weak duality with the
-      KKT multipliers). About 10 ms on the paper's 5 x 5 instances, 2 s for
-      100 x 10 and 20 s for 500 x 20 (``python -m gbai.benchmark --scaling``).
+    def evaluate(eta):
+        total = 0.0
+        slope = 0.0
+        for j in range(m):
+            x, x_c, dx = lower_point(mu_a[j], w_a[j], eta, code, xa[j], xca[j], pa[j])
+            x_out[j] = x
+            d_out[j] = pair_divergence(mu_a[j], x, x_c, code, xa[j], xca[j], pa[j])
+            total += x
+            slope += dx
+        return total - target, slope
 
-    Parameters
-    ----------
-    instance:
-        A :class:`gbai.Instance`.
-    divergence:
-        ``"bernoulli"`` (default), ``"gaussian"`` (variance 1/4) or ``"kinf"``:
-        ``K_inf`` of each pair's reward law, the divergence of the lower bound for
-        algorithms that are delta-correct for every law on [0, 1] (Agrawal, Juneja
-        & Glynn 2020; :mod:`~gbai.limits.reward_laws`). For Bernoulli laws it equals
-        the Bernoulli divergence; for other laws ``T*_kinf <= T*_bernoulli``.
-    method:
-        ``"auto"`` (closed forms where they exist, else ``"structured"``),
-        or ``"structured"``.
-    tol, max_iter:
-        Target relative gap and cap on the optimiser's iterations. A
-        :class:`RuntimeWarning` is issued when the certified gap stays above
-        ``tol`` (this happens for near-ties with ``T*`` beyond about 1e10, or when
-        ``max_iter`` is too small); the result still carries the gap reached.
-    laws:
-        Only for ``"kinf"``: ``"beta"`` (default, the simulated
-        ``Beta(1, 1/mu - 1)``), ``"bernoulli"`` or an N x M grid of
-        :class:`~gbai.limits.reward_laws.RewardLaw`.
+    lo = 0.0
+    hi = eta_guess if eta_guess > 0.0 else 1.0
+    h_hi, _ = evaluate(hi)
+    for _ in range(_ROOT_MAX_ITER):
+        if h_hi <= 0.0:
+            break
+        lo = hi
+        hi *= 2.0
+        h_hi, _ = evaluate(hi)
+    eta = eta_guess if lo < eta_guess < hi else 0.5 * (lo + hi)
+    h = 1.0
+    for _ in range(_ROOT_MAX_ITER):
+        h, slope = evaluate(eta)
+        if h > 0.0:
+            lo = eta
+        else:
+            hi = eta
+            if h > -1e-15 * target:
+                break
+        candidate = eta - h / slope if slope < 0.0 else math.nan
+        if not (lo < candidate < hi):
+            candidate = math.sqrt(lo * hi) if lo > 0.0 and hi > 16.0 * lo else 0.5 * (lo + hi)
+        if hi - lo <= 1e-15 * hi:
+            break
+        eta = candidate
+    if h > 0.0:
+        eta = hi
+        evaluate(eta)
+    cost = 0.0
+    for j in range(m):
+        cost += w_a[j] * d_out[j]
+    return eta, cost
 
-    Raises
-    ------
-    ValueError
-        For a non-Instance argument, an unknown divergence or method, or a
-        non-positive ``tol`` / ``max_iter``.
+
+@njit(cache=True)
+def _level_points(code, mu_b, xb, xcb, pb, c, c0, j0, threshold, y_out, s_out):
+    """Fill ``y_j`` at divergence level ``c`` (``y_j0 = th`` when ``c <= c0``) and ``1/d'``; return their sums."""
+    m = mu_b.shape[0]
+    total = 0.0
+    omega = 0.0
+    for j in range(m):
+        if code != GAUSSIAN and mu_b[j] >= 1.0:
+            # A point mass at 1 cannot move up, and needs no weight to stay.
+            y_out[j] = 1.0
+            s_out[j] = 0.0
+            total += 1.0
+            continue
+        if j == j0 and c <= c0:
+            # At th, with the derivative there: the least weight that holds it at th.
+            _, slope = level_point(mu_b[j], c0, code, xb[j], xcb[j], pb[j])
+            y = threshold
+        else:
+            y, slope = level_point(mu_b[j], c, code, xb[j], xcb[j], pb[j])
+        y_out[j] = y
+        # A level so small that y rounds onto the mean has slope 0: a huge weight.
+        s_out[j] = 1.0 / max(slope, 1e-300)
+        total += y
+        omega += s_out[j]
+    return total, omega
+
+
+@njit(cache=True)
+def _arm_problem(code, mu_a, xa, xca, pa, w_a, mu_b, xb, xcb, pb, threshold, c_guess, eta_guess,
+                 x_out, d_out, y_out, wb_out):
+    """``g_b(w_a)``, the least weight of arm ``b`` that makes its overtake cost 1: ``(g, c, eta)``.
+
+    Every pair of ``b`` sits at the same divergence level ``c``, found as the root of
+    the decreasing ``F(c) = 1`` in ``log(c - c0)`` by Illinois regula falsi
+    (derivations, section "Structured solver"); ``g = inf`` outside the domain.
+    """
+    m = mu_b.shape[0]
+    sum_a = 0.0
+    for j in range(m):
+        sum_a += mu_a[j]
+    c0 = 0.0
+    j0 = -1
+    for j in range(m):
+        if mu_b[j] < threshold:
+            level = pair_divergence(mu_b[j], threshold, 1.0 - threshold, code, xb[j], xcb[j], pb[j])
+            if level > c0:
+                c0, j0 = level, j
+    s_tmp = np.empty(m)
+    if c0 == math.inf:
+        # An attribute that is a point mass below th never reaches it: this
+        # alternative is impossible whatever the weights, and b needs no weight.
+        for j in range(m):
+            x_out[j] = mu_a[j]
+            d_out[j] = 0.0
+            y_out[j] = mu_b[j]
+            wb_out[j] = 0.0
+        return 0.0, math.inf, 0.0
+
+    def F(c, eta_start):
+        total, omega = _level_points(code, mu_b, xb, xcb, pb, c, c0, j0, threshold, y_out, s_tmp)
+        if total >= sum_a:
+            for j in range(m):
+                x_out[j] = mu_a[j]
+                d_out[j] = 0.0
+            return 0.0, 0.0, omega
+        eta, cost = _answer_side(code, mu_a, xa, xca, pa, w_a, total, eta_start, x_out, d_out)
+        return cost + c * eta * omega, eta, omega
+
+    if c0 > 0.0:
+        f0, eta0, omega0 = F(c0, eta_guess)
+        if f0 <= 1.0:
+            # The pair at level c0 stays at th and takes the missing weight.
+            extra = (1.0 - f0) / c0
+            for j in range(m):
+                wb_out[j] = eta0 * s_tmp[j]
+            wb_out[j0] += extra
+            return eta0 * omega0 + extra, c0, eta0
+    else:
+        # F(0+): the answer moved down to the challenger's mean sum, b staying put.
+        total = 0.0
+        for j in range(m):
+            total += max(mu_b[j], threshold)
+        if total >= sum_a:
+            return math.inf, 0.0, 0.0
+        _, limit = _answer_side(code, mu_a, xa, xca, pa, w_a, total, eta_guess, x_out, d_out)
+        if limit <= 1.0:
+            return math.inf, 0.0, 0.0
+    u = math.log(c_guess - c0) if c_guess > c0 else math.log(max(c0, 1e-3))
+    eta = eta_guess
+    f, eta, omega = F(c0 + math.exp(u), eta)
+    u_lo, f_lo, u_hi, f_hi = -math.inf, math.inf, math.inf, -math.inf
+    if f >= 1.0:
+        u_lo, f_lo = u, f
+    else:
+        u_hi, f_hi = u, f
+    step = 1.0
+    for _ in range(_ROOT_MAX_ITER):
+        if math.isfinite(u_lo) and math.isfinite(u_hi):
+            break
+        # The floor keeps c - c0 = e^u a normal float (F(c0+) >= 1 is known here).
+        u = u + step if f >= 1.0 else max(u - step, -700.0)
+        step *= 2.0
+        f, eta, omega = F(c0 + math.exp(u), eta)
+        if f >= 1.0:
+            u_lo, f_lo = u, f
+        else:
+            u_hi, f_hi = u, f
+    side = 0
+    for _ in range(_ROOT_MAX_ITER):
+        if abs(f - 1.0) <= 1e-14 or u_hi - u_lo <= 1e-15 * max(1.0, abs(u_lo)):
+            break
+        u = (u_lo * (f_hi - 1.0) - u_hi * (f_lo - 1.0)) / (f_hi - f_lo)
+        if not (u_lo < u < u_hi):
+            u = 0.5 * (u_lo + u_hi)
+        f, eta, omega = F(c0 + math.exp(u), eta)
+        if f >= 1.0:
+            u_lo, f_lo = u, f
+            if side == -1:
+                f_hi = 1.0 + 0.5 * (f_hi - 1.0)
+            side = -1
+        else:
+            u_hi, f_hi = u, f
+            if side == 1:
+                f_lo = 1.0 + 0.5 * (f_lo - 1.0)
+            side = 1
+    c = c0 + math.exp(u)
+    for j in range(m):
+        wb_out[j] = eta * s_tmp[j]
+    return eta * omega, c, eta
+
+
+@njit(cache=True)
+def _outer_objective(code, means, xs, xcs, ps, threshold, a, w_a, c_warm, eta_warm, X, D, Y, WB, C, E):
+    """``Phi(w_a) = sum_j w_aj + sum_b g_b(w_a)`` and its gradient; fills the arm solutions."""
+    n, m = means.shape
+    value = 0.0
+    grad = np.ones(m)
+    for j in range(m):
+        value += w_a[j]
+    for b in range(n):
+        if b == a:
+            continue
+        g, c, eta = _arm_problem(
+            code, means[a], xs[a], xcs[a], ps[a], w_a, means[b], xs[b], xcs[b], ps[b], threshold,
+            c_warm[b], eta_warm[b], X[b], D[b], Y[b], WB[b],
+        )
+        if not math.isfinite(g):
+            return math.inf, grad
+        C[b] = c
+        E[b] = eta
+        value += g
+        for j in range(m):
+            grad[j] -= D[b, j] / c  # envelope theorem: dg_b/dw_aj = -d(mu_aj, x_j) / c
+    return value, grad
+
+
+@njit(cache=True)
+def _column_sums(code, means, xs, xcs, ps, a, Y, D, C, alpha, nu_attr):
+    """Largest ``sum_k nu_k d(mu_ij, lambda^k_ij)`` over the pairs, and ``sum_k nu_k``."""
+    n, m = means.shape
+    best = 0.0
+    total = 0.0
+    row_a = np.zeros(m)
+    for j in range(m):
+        row_a[j] = nu_attr[j] * alpha[j]
+        total += nu_attr[j]
+    for b in range(n):
+        if b == a:
+            continue
+        total += 1.0 / C[b]
+        for j in range(m):
+            row_a[j] += D[b, j] / C[b]
+            d = pair_divergence(means[b, j], Y[b, j], 1.0 - Y[b, j], code, xs[b, j], xcs[b, j], ps[b, j])
+            best = max(best, d / C[b])
+    for j in range(m):
+        best = max(best, row_a[j])
+    return best, total
+
+
+def _structured(means, threshold, a, code, xs, xcs, ps, tol, max_iter):
+    """Minimise ``Phi`` over ``w_a >= 1/d(mu_a, th)`` and certify: ``(w, lower, upper, iterations)``.
+
+    Projected BFGS on ``log w_a`` with a backtracking line search that treats
+    ``Phi = inf`` as a failed step. The lower bound on ``1/T*`` is the exact best
+    response at the full weights over their sum; the upper bound is weak duality with
+    the KKT multipliers (derivations, section "Certificate").
+    """
+    n, m = means.shape
+    alpha = np.array([pair_divergence(means[a, j], threshold, 1.0 - threshold, code, xs[a, j], xcs[a, j], ps[a, j])
+                      for j in range(m)])
+    floor = 1.0 / alpha
+    X = np.zeros((n, m))
+    D = np.zeros((n, m))
+    Y = np.zeros((n, m))
+    WB = np.zeros((n, m))
+    C = np.zeros(n)
+    E = np.zeros(n)
+
+    def phi(w_a):
+        return _outer_objective(code, means, xs, xcs, ps, threshold, a, w_a, C.copy(), E.copy(), X, D, Y, WB, C, E)
+
+    # Start: the (A) floor, raised uniformly until every arm problem is solvable.
+    w_a = np.maximum(floor, floor.max())
+    value, grad = phi(w_a)
+    for _ in range(200):
+        if math.isfinite(value):
+            break
+        w_a = 2.0 * w_a
+        value, grad = phi(w_a)
+    best = (-math.inf, math.inf, None)
+    log_w = np.log(w_a)
+    log_floor = np.log(floor)
+    H = np.eye(m)
+    first = True
+    iterations = 0
+    for iterations in range(1, max_iter + 1):
+        W = WB.copy()
+        W[a] = w_a
+        values = alternatives_kernel(means, threshold, np.ascontiguousarray(W), code, xs, xcs, ps)[3]
+        lower = float(values.min()) / float(W.sum())
+        nu_attr = np.maximum(grad, 0.0) / alpha
+        column_max, nu_total = _column_sums(code, means, xs, xcs, ps, a, Y, D, C, alpha, nu_attr)
+        upper = column_max / nu_total
+        if lower > best[0]:
+            best = (lower, best[1], W / W.sum())
+        best = (best[0], min(best[1], upper), best[2])
+        if best[1] - best[0] <= tol * best[0]:
+            break
+        g_log = grad * w_a
+        free = ~((log_w <= log_floor + 1e-15) & (g_log > 0.0))
+        direction = np.zeros(m)
+        if first:
+            direction[free] = -g_log[free] / max(np.abs(g_log[free]).max(), 1e-300) * 0.5
+        else:
+            direction[free] = -(H[np.ix_(free, free)] @ g_log[free])
+        t = 1.0
+        accepted = False
+        for _ in range(60):
+            trial = np.maximum(log_w + t * direction, log_floor)
+            w_trial = np.exp(trial)
+            v_trial, g_trial = phi(w_trial)
+            if math.isfinite(v_trial) and v_trial <= value + 1e-4 * float(g_log @ (trial - log_w)):
+                accepted = True
+                break
+            t *= 0.5
+        if not accepted:
+            phi(w_a)  # restore the arm solutions of the incumbent
+            break
+        s = trial - log_w
+        yv = g_trial * w_trial - g_log
+        sy = float(s @ yv)
+        if sy > 1e-300:
+            if first:
+                H = np.eye(m) * sy / float(yv @ yv)
+            rho = 1.0 / sy
+            V = np.eye(m) - rho * np.outer(s, yv)
+            H = V @ H @ V.T + rho * np.outer(s, s)
+            first = False
+        log_w, w_a, value, grad = trial, w_trial, v_trial, g_trial
+    return best[2], best[0], best[1], iterations
+
+
+def characteristic_time(instance: Instance, divergence: str = "bernoulli", *, method: str = "auto",
+                        tol: float = 1e-5, max_iter: int = 500, laws="beta") -> CharacteristicTime:
+    """The characteristic time ``T*(mu)`` and optimal proportions ``w*`` (Garivier & Kaufmann 2016).
+
+    * A tie for the best feasible arm, or a pair of the best arm at the threshold:
+      ``T* = inf`` (``w_star`` uniform, ``method="degenerate"``).
+    * An infeasible instance: ``T* = sum_b 1/D_b`` with ``D_b`` the
+      largest ``d(mu_bj, th)`` of arm ``b``, all of ``b``'s weight on that pair.
+    * Otherwise the structured solver; about 10 ms on the paper's 5 x 5 instances
+      (Bernoulli), seconds for ``K_inf`` (``python -m gbai.benchmark --scaling``).
+
+    ``divergence`` is ``"bernoulli"``, ``"gaussian"`` (variance 1/4) or ``"kinf"``
+    (``K_inf`` of each pair's law, the limit for algorithms delta-correct for every
+    law on [0, 1]; Agrawal, Juneja & Glynn 2020), whose ``laws`` are ``"beta"`` (the
+    simulated ``Beta(1, 1/mu - 1)``), ``"bernoulli"`` or an N x M grid of
+    :class:`~gbai.limits.reward_laws.RewardLaw`. ``method`` is ``"auto"`` or ``"structured"``,
+    both with the closed form where it exists. ``tol`` is the target certified relative gap and
+    ``max_iter`` caps the outer iterations; a :class:`RuntimeWarning` reports a gap
+    left above ``tol``. A ValueError reports a non-Instance argument, an unknown
+    divergence or method, or a bad ``tol`` / ``max_iter``.
     """
     instance = check_instance(instance)
-    kinf = is_kinf(divergence)
-    code = LAW if kinf else divergence_code(divergence)
+    code = divergence_code(divergence)
     if method not in ("auto", "structured"):
         raise ValueError(f"method must be 'auto' or 'structured', got {method!r}")
     if not (isinstance(tol, (int, float)) and 0.0 < tol < 1.0):
@@ -140,63 +408,39 @@ def characteristic_time(
     th = instance.threshold
     n, m = means.shape
     name = divergence.lower()
-    if kinf:
-        xs, xcs, ps = law_arrays(means, laws)
-    else:
-        xs = xcs = ps = np.zeros((n, m, 0))
+    xs, xcs, ps = pair_laws(means, code, laws)
     a, tie = answer_kernel(means, th)
     if a >= 0 and (tie >= 0 or means[a].min() <= th):
-        return CharacteristicTime(
-            math.inf, np.full((n, m), 1.0 / (n * m)), 0.0, 0.0, 0, 0.0, "degenerate", name
-        )
+        return CharacteristicTime(math.inf, np.full((n, m), 1.0 / (n * m)), 0.0, 0.0, 0, 0.0, "degenerate", name)
     if a < 0:
-        # Closed form (see above); the largest d(mu_bj, th) over the attributes below
-        # th is at the smallest mean for Bernoulli and Gaussian, and found by
-        # comparison for K_inf.
         w = np.zeros((n, m))
         inv = np.empty(n)
         worst = np.empty(n, dtype=np.int64)
         for b in range(n):
             below = np.flatnonzero(means[b] < th)
-            levels = [pair_divergence(code, means[b, j], xs[b, j], xcs[b, j], ps[b, j], th) for j in below]
+            levels = [pair_divergence(means[b, j], th, 1.0 - th, code, xs[b, j], xcs[b, j], ps[b, j]) for j in below]
             worst[b] = below[int(np.argmax(levels))]
             inv[b] = 1.0 / max(levels)
         total = float(inv.sum())
         for b in range(n):
             w[b, worst[b]] = inv[b] / total
         return CharacteristicTime(total, w, 1.0 / total, 0.0, 0, 1.0 / total, "closed-form", name)
-    if kinf:
-
-        def exact_values(weights):
-            return law_alternatives_kernel(means, th, np.ascontiguousarray(weights), xs, xcs, ps, a)[3]
-
-    else:
-
-        def exact_values(weights):
-            return alternative_values_kernel(means, th, np.ascontiguousarray(weights), code)[3]
-
-    w, value, upper, iterations = solve_structured(
-        means, th, a, code, (xs, xcs, ps), exact_values, tol, int(max_iter)
-    )
-    label = "structured"
+    w, value, upper, iterations = _structured(means, th, a, code, xs, xcs, ps, tol, int(max_iter))
     gap = (upper - value) / value
     if not gap <= tol:
         warnings.warn(
-            f"characteristic_time({instance!r}): the certified relative gap {gap:.3g} "
-            f"exceeds tol = {tol:g}",
+            f"characteristic_time({instance!r}): the certified relative gap {gap:.3g} exceeds tol = {tol:g}",
             RuntimeWarning,
             stacklevel=2,
         )
-    return CharacteristicTime(1.0 / value, w, value, gap, iterations, upper, label, name)
+    return CharacteristicTime(1.0 / value, w, value, gap, iterations, upper, "structured", name)
 
 
-def lower_bound_tstar(
-    instance: Instance, delta: float, divergence: str = "bernoulli", *, laws="beta"
-) -> float:
-    """``T*(mu) kl(delta, 1 - delta)``: Garivier & Kaufmann's bound on ``E[tau]``.
+def lower_bound_tstar(instance: Instance, delta: float, divergence: str = "bernoulli", *, laws="beta") -> float:
+    """``T*(mu) kl(delta, 1 - delta)``: Garivier & Kaufmann's (2016) bound on ``E[tau]``.
 
-    ``kl`` is always the Bernoulli KL divergence between ``delta`` and ``1 - delta``
-    (it comes from the data-processing inequality on the event "answer is right").
+    ``kl`` is the Bernoulli KL whatever the divergence (data processing on the event
+    "the answer is right").
     """
     delta = check_delta(delta)
     result = characteristic_time(instance, divergence, laws=laws)
@@ -204,13 +448,11 @@ def lower_bound_tstar(
 
 
 def matching_divergence(reward: str) -> str:
-    """The divergence of the lower bound that matches a reward model of the simulator.
+    """The divergence of the limit that matches a reward model of the simulator.
 
-    The package's algorithms are delta-correct for every reward law on [0, 1], so
-    the limit for a run uses ``K_inf`` of the laws it draws (Agrawal, Juneja &
-    Glynn 2020): ``"kinf"`` (of ``Beta(1, 1/mu - 1)``) for ``reward="beta"``, and
-    the Bernoulli divergence, which is ``K_inf`` of Bernoulli laws, for
-    ``reward="bernoulli"``.
+    The algorithms are delta-correct for every law on [0, 1], so the limit uses
+    ``K_inf`` of the simulated laws (Agrawal, Juneja & Glynn 2020): ``"kinf"`` for
+    ``reward="beta"``, ``"bernoulli"`` (``K_inf`` of Bernoulli laws) for ``"bernoulli"``.
     """
     if reward not in ("beta", "bernoulli"):
         raise ValueError(f"unknown reward model {reward!r}; choose from ['bernoulli', 'beta']")

@@ -1,22 +1,15 @@
-"""The divergences of the lower bounds: Bernoulli KL and Gaussian KL (variance 1/4).
+"""The divergences of the lower bounds and the per-pair operations every solver shares.
 
-``"bernoulli"`` (default) is the Bernoulli KL divergence, the model of the paper's
-appendix. Its ``T*`` is the limit for Bernoulli rewards. For other rewards in
-[0, 1] it is *not* a lower bound: an algorithm that is delta-correct for every law
-on [0, 1] faces the divergence ``K_inf`` of the actual laws
-(:mod:`~gbai.limits.reward_laws`), and ``K_inf(nu, q) >= kl(mean(nu), q)`` for every
-law ``nu`` on [0, 1] (the Bernoulli law is the hardest one with a given mean),
-so ``T*_Kinf <= T*_Bernoulli``: the Bernoulli ``T*`` is the largest limit over the
-reward laws with the given means. Alternatives stay in [0, 1].
-``"gaussian"`` is the KL divergence of Gaussians with variance 1/4,
-``d(p, q) = 2 (p - q)^2``; Gaussian means range over the whole real line, so the
-alternatives are not confined to [0, 1] in that case.
-
-
-The compiled scalar functions (:func:`kl_bernoulli_scalar`, :func:`kl_gaussian_scalar`,
-:func:`divergence_scalar`) take no validation and are callable from other numba
-kernels; :func:`kl_bernoulli` and :func:`kl_gaussian` are the checked, broadcasting
-versions.
+Three divergences ``d(mu, q)`` of one arm-attribute pair, selected by an integer code
+(:data:`DIVERGENCES`): the Bernoulli KL (the paper's model), the KL of Gaussians of
+variance 1/4, ``2 (mu - q)^2`` (means on the whole real line), and ``K_inf`` of
+the pair's reward law (:mod:`gbai.limits.reward_laws`). The compiled pair operations
+take the law as ``xs, xcs, ps`` (support, ``1 - support``, probabilities; empty arrays for the
+parametric codes): :func:`pair_divergence`, the point of the answer moving down
+:func:`lower_point`, of a challenger moving up :func:`upper_point` (Lagrangian
+minimisers of the overtake alternative) and :func:`level_point`. The scalar kernels
+take no validation; :func:`kl_bernoulli` and :func:`kl_gaussian` are the checked,
+broadcasting versions.
 """
 
 from __future__ import annotations
@@ -26,10 +19,13 @@ import math
 import numpy as np
 from numba import njit, vectorize
 
+from .reward_laws import kinf_kernel, kinf_level_up, kinf_point, law_arrays, law_mean
+
 __all__ = [
     "BERNOULLI",
     "DIVERGENCES",
     "GAUSSIAN",
+    "KINF",
     "divergence_code",
     "divergence_scalar",
     "kl_bernoulli",
@@ -37,23 +33,30 @@ __all__ = [
     "kl_bernoulli_scalar",
     "kl_gaussian",
     "kl_gaussian_scalar",
+    "level_point",
+    "lower_point",
+    "pair_divergence",
+    "pair_laws",
+    "upper_point",
 ]
 
 #: Divergence names and the integer codes the kernels take.
-DIVERGENCES = {"bernoulli": 0, "gaussian": 1}
+DIVERGENCES = {"bernoulli": 0, "gaussian": 1, "kinf": 2}
 BERNOULLI = 0
 GAUSSIAN = 1
+KINF = 2
+_ROOT_MAX_ITER = 200
 
 
 @njit(cache=True)
 def _phi(t):
-    """``t ln t - t + 1`` for ``t >= 0`` (0 at t = 1, 1 at t = 0), accurate near t = 1."""
+    """``t ln t - t + 1`` for ``t >= 0``, accurate near ``t = 1``."""
     if t == 0.0:
         return 1.0
     u = t - 1.0
     if abs(u) < 1e-2:
         # Taylor series sum_{k>=2} (-1)^k u^k / (k (k-1)); the first omitted term is
-        # u^9/72, below 1e-14 of the sum u^2/2 for |u| < 1e-2.
+        # below 1e-14 of the sum for |u| < 1e-2.
         u2 = u * u
         return u2 * (
             0.5
@@ -73,12 +76,9 @@ def _phi(t):
 def kl_bernoulli_complements(p, p_c, q, q_c):
     """Bernoulli KL ``d(p, q)`` given ``p_c = 1 - p`` and ``q_c = 1 - q`` separately.
 
-    Passing the complements lets a caller that knows ``1 - q`` more accurately than
-    ``1.0 - q`` (e.g. ``q = 1 - 1e-30``) get a finite, accurate value. For
-    ``0 < q < 1`` it is ``q phi(p/q) + (1-q) phi((1-p)/(1-q))`` with
-    ``phi(t) = t ln t - t + 1 >= 0``: both terms are non-negative, so there is no
-    cancellation when ``p`` is close to ``q``. It is ``+inf`` when ``q`` is 0 or 1
-    and ``p != q``; ``0 ln 0 = 0``.
+    Written ``q phi(p/q) + (1-q) phi((1-p)/(1-q))`` with ``phi(t) = t ln t - t + 1 >= 0``,
+    two non-negative terms: no cancellation near ``p = q``, and finite when ``q`` is
+    within an ulp of 1 but ``q_c`` is known. ``+inf`` for ``q`` in {0, 1} and ``p != q``.
     """
     if p == q:
         return 0.0
@@ -104,9 +104,119 @@ def kl_gaussian_scalar(p, q):
 
 @njit(cache=True)
 def divergence_scalar(p, q, code):
+    """``d(p, q)`` for the parametric codes (Bernoulli, Gaussian)."""
     if code == BERNOULLI:
         return kl_bernoulli_scalar(p, q)
     return kl_gaussian_scalar(p, q)
+
+
+@njit(cache=True)
+def pair_divergence(mu, q, q_c, code, xs, xcs, ps):
+    """``d(mu, q)`` of one pair, with ``q_c = 1 - q`` (used by the Bernoulli KL only)."""
+    if code == BERNOULLI:
+        return kl_bernoulli_complements(mu, 1.0 - mu, q, q_c)
+    if code == GAUSSIAN:
+        return kl_gaussian_scalar(mu, q)
+    return kinf_kernel(xs, xcs, ps, q)[0]
+
+
+@njit(cache=True)
+def _bernoulli_lower_root(mu, mu_c, w, eta):
+    """``argmin_{x <= mu} w kl(mu, x) + eta x`` for ``w, eta > 0``: ``(x, 1 - x, dx/deta)``.
+
+    ``x`` is the smaller root of ``eta x^2 - (w + eta) x + w mu = 0`` in rationalised
+    form, ``1 - x`` the larger root of the reflected equation, each written so that
+    nothing cancels: both are accurate to a few ulps even within an ulp of 0 or 1.
+    """
+    diff = w - eta
+    s = math.sqrt(diff * diff + 4.0 * eta * w * mu_c)
+    x = 2.0 * w * mu / ((w + eta) + s)
+    if diff > 0.0:
+        x_c = 2.0 * w * mu_c / (diff + s)
+    elif diff < 0.0:
+        x_c = (s - diff) / (2.0 * eta)
+    else:
+        x_c = math.sqrt(mu_c)
+    if x >= mu:
+        return mu, mu_c, 0.0
+    if x > 0.0 and x_c > 0.0:
+        second = mu_c / (x_c * x_c)
+        if mu > 0.0:
+            second += mu / (x * x)
+        return x, x_c, -1.0 / (w * second)
+    return x, x_c, 0.0
+
+
+@njit(cache=True)
+def lower_point(mu, w, eta, code, xs, xcs, ps):
+    """``x(eta) = argmin_{x <= mu} w d(mu, x) + eta x`` for ``eta > 0``: ``(x, 1 - x, dx/deta)``.
+
+    A pair of zero weight drops to 0 for free (Bernoulli, ``K_inf``); Gaussian
+    weights must be positive.
+    """
+    if code == GAUSSIAN:
+        x = mu - eta / (4.0 * w)
+        return x, 1.0 - x, -1.0 / (4.0 * w)
+    if w == 0.0:
+        return 0.0, 1.0, 0.0
+    if code == BERNOULLI:
+        return _bernoulli_lower_root(mu, 1.0 - mu, w, eta)
+    x, _, curvature = kinf_point(xs, xcs, ps, law_mean(xs, ps), -eta / w)
+    return x, 1.0 - x, (-1.0 / (w * curvature) if curvature > 0.0 else 0.0)
+
+
+@njit(cache=True)
+def upper_point(mu, w, eta, threshold, code, xs, xcs, ps):
+    """``y(eta) = max(th, argmin_{y >= mu} w d(mu, y) - eta y)`` for ``eta > 0``: ``(y, 1 - y, dy/deta)``.
+
+    A pair of zero weight rises to 1 for free (Bernoulli, ``K_inf``). The Bernoulli
+    point uses the symmetry ``d(mu, y) = d(1 - mu, 1 - y)``.
+    """
+    if code == GAUSSIAN:
+        y = mu + eta / (4.0 * w)
+        y_c = 1.0 - y
+        dy = 1.0 / (4.0 * w)
+    elif w == 0.0:
+        y, y_c, dy = 1.0, 0.0, 0.0
+    elif code == BERNOULLI:
+        y_c, y, dy_c = _bernoulli_lower_root(1.0 - mu, mu, w, eta)
+        dy = -dy_c
+    else:
+        y, _, curvature = kinf_point(xs, xcs, ps, law_mean(xs, ps), eta / w)
+        y_c = 1.0 - y
+        dy = 1.0 / (w * curvature) if curvature > 0.0 else 0.0
+    if y < threshold:
+        return threshold, 1.0 - threshold, 0.0
+    return y, y_c, dy
+
+
+@njit(cache=True)
+def level_point(mu, level, code, xs, xcs, ps):
+    """``(y, d'(mu, y))`` for the point ``y > mu`` with ``d(mu, y) = level > 0``."""
+    if code == GAUSSIAN:
+        y = mu + math.sqrt(0.5 * level)
+        return y, 4.0 * (y - mu)
+    if code == KINF:
+        return kinf_level_up(xs, xcs, ps, law_mean(xs, ps), level)
+    # Newton on the convex increasing kl(mu, .) on [mu, 1], safeguarded by bisection.
+    lo = mu
+    hi = 1.0
+    y = min(mu + math.sqrt(2.0 * mu * (1.0 - mu) * level), 0.5 * (mu + 1.0))
+    for _ in range(_ROOT_MAX_ITER):
+        value = kl_bernoulli_complements(mu, 1.0 - mu, y, 1.0 - y)
+        slope = (y - mu) / (y * (1.0 - y))
+        if value < level:
+            lo = y
+        else:
+            hi = y
+        candidate = y - (value - level) / slope if slope > 0.0 else math.nan
+        if not (lo < candidate < hi):
+            candidate = 0.5 * (lo + hi)
+        if abs(candidate - y) <= 1e-15 * y or hi - lo <= 1e-15:
+            y = candidate
+            break
+        y = candidate
+    return y, (y - mu) / (y * (1.0 - y))
 
 
 @vectorize(["float64(float64, float64)"], cache=True)
@@ -131,13 +241,11 @@ def _as_probabilities(value, name):
 def kl_bernoulli(p, q):
     """Bernoulli KL divergence ``d(p, q) = p ln(p/q) + (1-p) ln((1-p)/(1-q))``.
 
-    Broadcasts like a numpy ufunc and returns a float for scalar input. Conventions:
-    ``0 ln 0 = 0``; the value is ``+inf`` when ``q`` is 0 or 1 and ``p != q``.
-    Arguments outside [0, 1] or NaN raise ValueError (nothing is clipped).
+    Broadcasts like a numpy ufunc and returns a float for scalar input. ``0 ln 0 = 0``;
+    ``+inf`` when ``q`` is 0 or 1 and ``p != q``. Arguments outside [0, 1] or NaN
+    raise ValueError (nothing is clipped).
     """
-    p_arr = _as_probabilities(p, "p")
-    q_arr = _as_probabilities(q, "q")
-    result = _kl_bernoulli_ufunc(p_arr, q_arr)
+    result = _kl_bernoulli_ufunc(_as_probabilities(p, "p"), _as_probabilities(q, "q"))
     return float(result) if np.ndim(result) == 0 else result
 
 
@@ -154,10 +262,19 @@ def kl_gaussian(p, q):
     return float(result) if np.ndim(result) == 0 else result
 
 
-def divergence_code(divergence) -> int:
-    """The kernel code of a divergence name; a ValueError names the valid ones."""
+def divergence_code(divergence: str) -> int:
+    """The kernel code of a divergence name (any case); a ValueError names the valid ones."""
     if not isinstance(divergence, str) or divergence.lower() not in DIVERGENCES:
-        raise ValueError(
-            f"unknown divergence {divergence!r}; choose from {sorted(DIVERGENCES)}"
-        )
+        raise ValueError(f"unknown divergence {divergence!r}; choose from {sorted(DIVERGENCES)}")
     return DIVERGENCES[divergence.lower()]
+
+
+def pair_laws(means: np.ndarray, code: int, laws="beta") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The ``(xs, xcs, ps)`` arrays (N, M, K) the kernels take: the laws for ``K_inf``, else empty.
+
+    ``laws`` is used by ``K_inf`` only; see :func:`gbai.limits.reward_laws.law_arrays`.
+    """
+    if code == KINF:
+        return law_arrays(means, laws)
+    empty = np.zeros(np.shape(means) + (0,))
+    return empty, empty, empty

@@ -1,46 +1,13 @@
 """``K_inf``: the divergence of the non-parametric model of rewards in [0, 1].
 
-An algorithm that is delta-correct for *every* family of reward laws on [0, 1]
-(all of the package's algorithms are: their confidence bounds use only the range)
-faces, on a given instance, the lower bound of Garivier & Kaufmann (2016, Theorem
-1) in which the per-pair divergence ``d(mu_ij, x)`` is replaced by
-
-    K_inf(nu, x) = inf { KL(nu, nu') : nu' a law on [0, 1] with mean on x's side of mean(nu) }
-
-of the pair's actual law ``nu`` (Honda & Takemura 2010 for regret; Agrawal, Juneja &
-Glynn 2020, "Optimal delta-correct best-arm selection for heavy-tailed
-distributions", Section 2, for best-arm identification). It is at least the
-Bernoulli ``kl(mean(nu), x)`` (the Bernoulli law of mean ``mean(nu)`` is the
-hardest law on [0, 1] with that mean) and equal to it when ``nu`` is Bernoulli.
-Hence ``T*_Kinf <= T*_Bernoulli``: the Bernoulli line is the limit for Bernoulli
-rewards, and *above* the limit for the Beta rewards the experiments simulate.
-
-Computation (Honda & Takemura 2010, Theorem 8; 2015, Lemma 6): for ``x`` on either
-side of ``m = mean(nu)``,
-
-    K_inf(nu, x) = max over lambda in [-1/x, 1/(1-x)] of E_nu[ log(1 - lambda (X - x)) ],
-
-a concave one-dimensional maximisation. Writing ``lambda = t / (1 - x)`` when
-``x > m`` and ``lambda = -t / x`` when ``x < m`` turns it into
-
-    K_inf(nu, x) = max over t in [0, 1] of E[ log(1 + t (R - 1)) ],
-    R = (1 - X) / (1 - x)  (x > m),   R = X / x  (x < m),
-
-which is solved by a safeguarded Newton iteration in ``t`` (``t = 1`` is optimal when
-``E[1/R] <= 1``). The range of ``t`` does not depend on ``x``, so the envelope
-theorem applies in ``t`` (not in ``lambda``, whose range moves with ``x``):
-``dK/dx = E[t (dR/dx) / D]`` with ``D = 1 + t (R - 1)``, which is ``lambda*`` when
-the optimum is interior and ``1/(1 - x)`` (or ``-1/x``) at ``t = 1``. The
-curvature is ``E[D^-2] / E[(X - x)^2 D^-2]`` when interior (implicit
-differentiation of the first-order condition) and ``1/(1 - x)^2`` (or ``1/x^2``)
-at ``t = 1``.
-
-Laws are discrete here: a support in [0, 1] (with its complements ``1 - X`` stored
-separately, so that atoms within an ulp of 1 keep their accuracy) and
-probabilities. :meth:`RewardLaw.beta` is the ``Beta(1, 1/mu - 1)`` law the
-simulator draws (reading note 8) discretised by tanh-sinh quadrature in the
-uniform variable ``u`` of its inverse CDF ``x = 1 - (1-u)^(mu/(1-mu))``;
-:meth:`RewardLaw.from_sampler` is the empirical law of draws from any sampler.
+An algorithm that is delta-correct for every law on [0, 1] faces the lower bound of
+Garivier & Kaufmann (2016) with ``d(mu, x)`` replaced by ``K_inf(nu, x)``, the
+smallest ``KL(nu, nu')`` over laws ``nu'`` on [0, 1] with mean beyond ``x`` (Honda &
+Takemura 2010; Agrawal, Juneja & Glynn 2020, Section 2). ``K_inf >= kl(mean, x)``,
+with equality for Bernoulli laws, so ``T*_Kinf <= T*_Bernoulli``. It is computed
+through its one-dimensional concave dual (Honda & Takemura 2010, Theorem 8).
+Laws are discrete (:class:`RewardLaw`): the simulated ``Beta(1, 1/mu - 1)`` by
+tanh-sinh quadrature of its inverse CDF, or the empirical law of any sampler.
 """
 
 from __future__ import annotations
@@ -54,18 +21,16 @@ from numba import njit
 __all__ = ["RewardLaw", "kinf", "kinf_beta", "law_arrays"]
 
 _NEWTON_MAX_ITER = 100
-#: tanh-sinh step and half-width: 2 * 4 / (1/12) + 1 = 97 nodes (86 after dropping
-#: those whose atom underflows to 0 or 1). Halving the step changes K_inf by less
-#: than 1e-9 relative over means in [0.05, 0.9] and x in [0.02, 0.99] (tested).
+#: tanh-sinh step and half-width: 97 nodes, 86 whose atom stays inside (0, 1). Halving
+#: the step changes K_inf by less than 1e-9 relative (tested).
 _TANH_SINH_STEP = 1.0 / 12.0
 _TANH_SINH_HALF_WIDTH = 4.0
 
 
-# =====================================================================================
-# Kernels on one discrete law: support xs, complements xcs = 1 - xs, probabilities ps
-# =====================================================================================
+# Kernels on one discrete law: support xs, complements xcs = 1 - xs, probabilities ps.
 @njit(cache=True)
 def law_mean(xs, ps):
+    """The mean of a discrete law."""
     total = 0.0
     for k in range(xs.shape[0]):
         total += ps[k] * xs[k]
@@ -73,11 +38,20 @@ def law_mean(xs, ps):
 
 
 @njit(cache=True)
-def kinf_kernel(xs, xcs, ps, x):
-    """``(K_inf(nu, x), dK/dx, d2K/dx2)``; the curvature is NaN at a boundary optimum.
+def law_variance(xs, ps, mean):
+    """The variance of a discrete law with the given mean."""
+    total = 0.0
+    for k in range(xs.shape[0]):
+        total += ps[k] * (xs[k] - mean) ** 2
+    return total
 
-    See the module docstring for the parametrisation. ``x`` at 0 or 1 beyond the
-    support's reach gives ``(inf, +-inf, nan)``.
+
+@njit(cache=True)
+def kinf_kernel(xs, xcs, ps, x):
+    """``(K_inf(nu, x), dK/dx, d2K/dx2)`` by the dual in ``t`` in [0, 1] (derivations, section K_inf).
+
+    The curvature is NaN at ``x = mean``; ``x`` at 0 or 1 beyond the support's reach
+    gives ``(inf, +-inf, nan)``.
     """
     mean = law_mean(xs, ps)
     if x == mean:
@@ -85,13 +59,11 @@ def kinf_kernel(xs, xcs, ps, x):
     up = x > mean
     scale = (1.0 - x) if up else x
     if scale <= 0.0:
-        # x = 1 (or 0): only the point mass there has that mean.
         for k in range(xs.shape[0]):
             if ps[k] > 0.0 and (xcs[k] if up else xs[k]) > 0.0:
                 return math.inf, (math.inf if up else -math.inf), math.nan
         return 0.0, 0.0, math.nan
-    # E[R] - 1 > 0 is h'(0); it is exactly the sign test of x against the mean.
-    # t = 1 is optimal when h'(1) = 1 - E[1/R] >= 0 (needs R > 0 on the support).
+    # t = 1 is optimal when E[1/R] <= 1 (which needs R > 0 on the support).
     inv_mean = 0.0
     for k in range(xs.shape[0]):
         if ps[k] > 0.0:
@@ -111,12 +83,11 @@ def kinf_kernel(xs, xcs, ps, x):
             for k in range(xs.shape[0]):
                 if ps[k] > 0.0:
                     r = (xcs[k] if up else xs[k]) / scale
-                    rm1 = r - 1.0
                     denominator = (1.0 - t) + t * r
                     if denominator <= 0.0:
                         d1 = -math.inf
                         break
-                    ratio = rm1 / denominator
+                    ratio = (r - 1.0) / denominator
                     d1 += ps[k] * ratio
                     d2 -= ps[k] * ratio * ratio
             if d1 > 0.0:
@@ -131,8 +102,8 @@ def kinf_kernel(xs, xcs, ps, x):
                 t = candidate
                 break
             t = candidate
-        # An atom with R = 0 keeps the optimum below 1, perhaps by less than an ulp
-        # (a tiny mass at the end of the support): its term p log(1 - t) stays finite.
+        # An atom with R = 0 keeps the optimum below 1, perhaps by less than an ulp:
+        # its term p log(1 - t) must stay finite.
         t = min(t, 1.0 - 1e-16)
     value = 0.0
     inv_d = 0.0
@@ -143,47 +114,37 @@ def kinf_kernel(xs, xcs, ps, x):
         if ps[k] > 0.0:
             r = (xcs[k] if up else xs[k]) / scale
             arg = t * (r - 1.0)
-            # D = 1 + t (R - 1) = (1 - t) + t R: the second form keeps its digits when
-            # D is tiny (t = 1, atoms near the end of the support), the first near D = 1.
+            # D = (1 - t) + t R keeps its digits when D is tiny, log1p(arg) near D = 1.
             denominator = (1.0 - t) + t * r
             value += ps[k] * (math.log1p(arg) if arg > -0.5 else math.log(denominator))
             inv_d += ps[k] * r / denominator
             inv_d2 += ps[k] / (denominator * denominator)
             z = xs[k] - x
             z2_d2 += ps[k] * z * z / (denominator * denominator)
-    # Envelope theorem in t, whose range [0, 1] does not depend on x:
-    # dK/dx = E[t dR/dx / D] with dR/dx = R / (1 - x) (above) or -R / x (below).
     slope = lam * inv_d
     if t < 1.0:
         curvature = inv_d2 / z2_d2 if z2_d2 > 0.0 else math.nan
     else:
-        # K = E[log R] = E[log(1 - X)] - log(1 - x) (or E[log X] - log x).
         curvature = 1.0 / (scale * scale)
     return max(value, 0.0), slope, curvature
 
 
 @njit(cache=True)
 def kinf_point(xs, xcs, ps, mean, slope):
-    """The point ``z`` with ``dK_inf/dz = slope`` (``z < mean`` if slope < 0, else ``z > mean``).
+    """``(z, K_inf(nu, z), d2K/dz2)`` at the point with ``dK_inf/dz = slope``.
 
-    ``K_inf(nu, .)`` is convex with slope 0 at the mean, so ``z`` is unique; it is
-    found by Newton's method on the slope (curvature from :func:`kinf_kernel`)
-    safeguarded by bisection on ``[0, mean]`` or ``[mean, 1]``; at most 200 steps.
-    Returns ``(z, K_inf(nu, z))``.
+    ``z < mean`` for a negative slope, ``z > mean`` for a positive one (``K_inf`` is
+    convex with slope 0 at the mean): Newton on the slope, safeguarded by bisection.
     """
     if slope == 0.0:
-        return mean, 0.0
+        return mean, 0.0, math.nan
     lo, hi = (0.0, mean) if slope < 0.0 else (mean, 1.0)
-    # Local quadratic model K ~ (z - m)^2 / (2 var): a start near the answer.
-    var = 0.0
-    for k in range(xs.shape[0]):
-        var += ps[k] * (xs[k] - mean) ** 2
-    z = mean + slope * var
+    # Start from the local quadratic model K ~ (z - m)^2 / (2 var).
+    z = mean + slope * law_variance(xs, ps, mean)
     if not (lo < z < hi):
         z = 0.5 * (lo + hi)
-    value = 0.0
+    value, s, curvature = kinf_kernel(xs, xcs, ps, z)
     for _ in range(2 * _NEWTON_MAX_ITER):
-        value, s, curvature = kinf_kernel(xs, xcs, ps, z)
         if s == slope:
             break
         if s < slope:
@@ -196,25 +157,21 @@ def kinf_point(xs, xcs, ps, mean, slope):
         if abs(candidate - z) <= 1e-15 * max(abs(z), 1e-300):
             break
         z = candidate
-    return z, value
+        value, s, curvature = kinf_kernel(xs, xcs, ps, z)
+    return z, value, curvature
 
 
 @njit(cache=True)
 def kinf_level_up(xs, xcs, ps, mean, level):
-    """The point ``y > mean`` with ``K_inf(nu, y) = level``: ``(y, slope at y)``.
+    """``(y, dK_inf/dy)`` at the point ``y > mean`` with ``K_inf(nu, y) = level``.
 
-    Newton on the convex increasing ``K_inf(nu, .)`` (each iterate after the first
-    lies right of the root), safeguarded by bisection on ``[mean, 1]``.
+    Newton on the convex increasing ``K_inf(nu, .)``, safeguarded by bisection.
     """
     lo = mean
     hi = 1.0
-    var = 0.0
-    for k in range(xs.shape[0]):
-        var += ps[k] * (xs[k] - mean) ** 2
-    y = mean + math.sqrt(2.0 * var * level)
+    y = mean + math.sqrt(2.0 * law_variance(xs, ps, mean) * level)
     if not (lo < y < hi):
         y = 0.5 * (lo + hi)
-    slope = 0.0
     for _ in range(2 * _NEWTON_MAX_ITER):
         value, slope, _ = kinf_kernel(xs, xcs, ps, y)
         if value == level:
@@ -234,14 +191,11 @@ def kinf_level_up(xs, xcs, ps, mean, level):
     return y, slope
 
 
-# =====================================================================================
-# Laws
-# =====================================================================================
 def _tanh_sinh_uniform():
     """Nodes ``u`` in (0, 1), their complements ``1 - u`` and weights for E over U(0, 1)."""
     steps = np.arange(-_TANH_SINH_HALF_WIDTH, _TANH_SINH_HALF_WIDTH + 1e-12, _TANH_SINH_STEP)
     g = 0.5 * math.pi * np.sinh(steps)
-    u = 0.5 * (1.0 + np.tanh(g))  # = 1 / (1 + exp(-2g))
+    u = 0.5 * (1.0 + np.tanh(g))
     u_c = 1.0 / (1.0 + np.exp(2.0 * g))  # 1 - u without cancellation near u = 1
     weights = _TANH_SINH_STEP * 0.5 * math.pi * np.cosh(steps) * 2.0 * u * u_c
     keep = weights > 0.0
@@ -250,7 +204,10 @@ def _tanh_sinh_uniform():
 
 @dataclass(frozen=True, eq=False)
 class RewardLaw:
-    """A discrete reward law on [0, 1]: ``support``, ``complement = 1 - support``, ``probabilities``."""
+    """A discrete reward law on [0, 1]: ``support``, ``complement = 1 - support``, ``probabilities``.
+
+    The complements are stored apart so that atoms within an ulp of 1 keep their accuracy.
+    """
 
     support: np.ndarray
     complement: np.ndarray
@@ -283,11 +240,11 @@ class RewardLaw:
 
     @classmethod
     def beta(cls, mean: float) -> "RewardLaw":
-        """``Beta(1, 1/mean - 1)`` (reading note 8), by tanh-sinh quadrature in ``u``.
+        """``Beta(1, 1/mean - 1)`` (reading note 8) by tanh-sinh quadrature in the uniform ``u``.
 
-        The atoms are ``x(u) = 1 - (1-u)^(mean/(1-mean))`` at the quadrature nodes,
-        with ``1 - x = (1-u)^(mean/(1-mean))`` computed directly. Means 0 and 1 are
-        point masses. The atoms' mean equals ``mean`` to about 1e-15.
+        The atoms are ``x(u) = 1 - (1-u)^(mean/(1-mean))`` at the nodes, with ``1 - x``
+        computed directly; their mean equals ``mean`` to about 1e-15. Means 0 and 1
+        are point masses.
         """
         mean = _check_mean(mean)
         if mean in (0.0, 1.0):
@@ -296,8 +253,8 @@ class RewardLaw:
         exponent = mean / (1.0 - mean)
         complement = np.exp(exponent * np.log(u_c))
         support = -np.expm1(exponent * np.log(u_c))
-        # Nodes whose atom underflows onto 0 or 1 carry weights below 1e-30: dropping
-        # them keeps every atom strictly inside (0, 1), as for the Beta law itself.
+        # Atoms that underflow onto 0 or 1 carry weights below 1e-30: dropping them
+        # keeps the support inside (0, 1), as for the Beta law itself.
         keep = (complement > 0.0) & (support > 0.0)
         weights = weights[keep] / weights[keep].sum()
         return cls(support[keep], complement[keep], weights)
@@ -315,6 +272,7 @@ class RewardLaw:
 
     @property
     def mean(self) -> float:
+        """The mean of the law."""
         return float(law_mean(self.support, self.probabilities))
 
     def kinf(self, x: float) -> float:
@@ -341,7 +299,7 @@ def _check_x(x) -> float:
 
 
 def kinf(law: RewardLaw, x: float) -> float:
-    """``K_inf(law, x)``: see the module docstring. ``law`` is a :class:`RewardLaw`."""
+    """``K_inf(law, x)`` (Honda & Takemura 2010) for a :class:`RewardLaw` and ``x`` in [0, 1]."""
     if not isinstance(law, RewardLaw):
         raise ValueError(f"expected a RewardLaw, got {type(law).__name__}")
     return law.kinf(x)
@@ -352,13 +310,12 @@ def kinf_beta(mean: float, x: float) -> float:
     return RewardLaw.beta(mean).kinf(x)
 
 
-def law_arrays(means: np.ndarray, laws="beta"):
-    """Stack the laws of an N x M instance into ``(support, complement, probabilities)`` arrays.
+def law_arrays(means: np.ndarray, laws="beta") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The laws of an N x M instance as ``(support, complement, probabilities)`` arrays (N, M, K).
 
     ``laws`` is ``"beta"`` (the simulated ``Beta(1, 1/mu - 1)`` of each mean),
     ``"bernoulli"``, or an N x M nested sequence of :class:`RewardLaw` whose means
-    must match ``means`` (to 1e-9). Shorter supports are padded with atoms of
-    probability 0. Returns three arrays of shape (N, M, K).
+    match ``means`` to 1e-9. Shorter supports are padded with atoms of probability 0.
     """
     means = np.asarray(means, dtype=np.float64)
     n, m = means.shape
@@ -377,9 +334,7 @@ def law_arrays(means: np.ndarray, laws="beta"):
                 if not isinstance(law, RewardLaw):
                     raise ValueError(f"laws[{i}][{j}] is not a RewardLaw")
                 if abs(law.mean - means[i, j]) > 1e-9:
-                    raise ValueError(
-                        f"laws[{i}][{j}] has mean {law.mean!r}, the instance says {means[i, j]!r}"
-                    )
+                    raise ValueError(f"laws[{i}][{j}] has mean {law.mean!r}, the instance says {means[i, j]!r}")
     size = max(grid[i][j].support.size for i in range(n) for j in range(m))
     support = np.zeros((n, m, size))
     complement = np.ones((n, m, size))
