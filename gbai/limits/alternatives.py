@@ -21,34 +21,14 @@ import numpy as np
 from numba import njit
 
 from ..model import MEAN_TOLERANCE, Instance
-from .divergences import (
-    BERNOULLI,
-    GAUSSIAN,
-    KINF,
-    divergence_code,
-    lower_point,
-    pair_divergence,
-    pair_laws,
-    upper_point,
-)
+from .divergences import (BERNOULLI, GAUSSIAN, KINF, divergence_code, lower_point, pair_divergence, pair_laws,
+                          upper_point)
 from .reward_laws import law_mean, law_variance
 
 __all__ = [
-    "KIND_BECOME_FEASIBLE",
-    "KIND_BEST_INFEASIBLE",
-    "KIND_NAMES",
-    "KIND_OVERTAKE",
-    "KIND_TIE",
-    "BestResponse",
-    "alternative_lambda",
-    "alternative_values",
-    "alternative_values_kernel",
-    "alternatives_kernel",
-    "answer_kernel",
-    "best_response",
-    "best_response_kernel",
-    "best_response_laws_kernel",
-    "overtake",
+    "KIND_BECOME_FEASIBLE", "KIND_BEST_INFEASIBLE", "KIND_NAMES", "KIND_OVERTAKE", "KIND_TIE", "BestResponse",
+    "alternative_lambda", "alternative_values", "alternative_values_kernel", "alternatives_kernel", "answer_kernel",
+    "best_response", "best_response_kernel", "best_response_laws_kernel", "overtake", "solve_multiplier",
 ]
 
 #: Kind codes of the alternatives (the kernels return the code, the API the name).
@@ -96,6 +76,12 @@ def answer_kernel(means, threshold):
 
 
 @njit(cache=True)
+def _law_variance(mu, code, xs, ps):
+    """The variance of a pair's reward law: ``mu (1 - mu)`` for Bernoulli."""
+    return mu * (1.0 - mu) if code == BERNOULLI else law_variance(xs, ps, law_mean(xs, ps))
+
+
+@njit(cache=True)
 def _pair_cost(mu, value, value_c, w, code, xs, xcs, ps):
     """``w d(mu, value)``, 0 for a zero weight."""
     if w == 0.0:
@@ -103,31 +89,35 @@ def _pair_cost(mu, value, value_c, w, code, xs, xcs, ps):
     return w * pair_divergence(mu, value, value_c, code, xs, xcs, ps)
 
 
-@njit(cache=True)
-def _overtake_g(means, threshold, weights, a, b, eta, code, xs, xcs, ps, free_mode, x, y):
-    """Fill ``x = x(eta)``, ``y = y(eta)``; return ``g(eta) = sum y - sum x`` and ``g'(eta)``.
+#: What moves in :func:`solve_multiplier`: both rows; only the zero-weight pairs; only the answer's row.
+BOTH_ROWS, FREE_PAIRS, ANSWER_ROW = 0, 1, 2
 
-    With ``free_mode`` only the zero-weight pairs move, as if they had weight 1.
+
+@njit(cache=True)
+def _gap(mu_a, w_a, xa, xca, pa, mu_b, w_b, xb, xcb, pb, threshold, eta, code, mode, target, x, y):
+    """Fill ``x = x(eta)`` (and ``y = y(eta)``); return ``g(eta) = sum y - sum x`` and ``g'(eta)``.
+
+    ``FREE_PAIRS``: only the zero-weight pairs move, as if they had weight 1.
+    ``ANSWER_ROW``: ``sum y`` is ``target`` and ``y`` is left alone.
     """
-    m = means.shape[1]
-    g = 0.0
+    g = target if mode == ANSWER_ROW else 0.0
     dg = 0.0
-    for j in range(m):
-        w_a = weights[a, j]
-        w_b = weights[b, j]
-        if free_mode:
-            if w_a > 0.0:
-                xj, dxj = means[a, j], 0.0
-            else:
-                xj, _, dxj = lower_point(means[a, j], 1.0, eta, code, xs[a, j], xcs[a, j], ps[a, j])
-            if w_b > 0.0:
-                yj, dyj = max(threshold, means[b, j]), 0.0
-            else:
-                yj, _, dyj = upper_point(means[b, j], 1.0, eta, threshold, code, xs[b, j], xcs[b, j], ps[b, j])
+    for j in range(mu_a.shape[0]):
+        if mode == FREE_PAIRS and w_a[j] > 0.0:
+            xj, dxj = mu_a[j], 0.0
         else:
-            xj, _, dxj = lower_point(means[a, j], w_a, eta, code, xs[a, j], xcs[a, j], ps[a, j])
-            yj, _, dyj = upper_point(means[b, j], w_b, eta, threshold, code, xs[b, j], xcs[b, j], ps[b, j])
+            weight = 1.0 if mode == FREE_PAIRS else w_a[j]
+            xj, _, dxj = lower_point(mu_a[j], weight, eta, code, xa[j], xca[j], pa[j])
         x[j] = xj
+        if mode == ANSWER_ROW:
+            g -= xj
+            dg -= dxj
+            continue
+        if mode == FREE_PAIRS and w_b[j] > 0.0:
+            yj, dyj = max(threshold, mu_b[j]), 0.0
+        else:
+            weight = 1.0 if mode == FREE_PAIRS else w_b[j]
+            yj, _, dyj = upper_point(mu_b[j], weight, eta, threshold, code, xb[j], xcb[j], pb[j])
         y[j] = yj
         g += yj - xj
         dg += dyj - dxj
@@ -135,31 +125,35 @@ def _overtake_g(means, threshold, weights, a, b, eta, code, xs, xcs, ps, free_mo
 
 
 @njit(cache=True)
-def _solve_eta(means, threshold, weights, a, b, code, xs, xcs, ps, free_mode, hi, guess, x, y):
-    """Root ``eta > 0`` of the increasing ``g`` given ``g(0+) < 0``, with ``g(eta) >= 0``; fills ``x, y``.
+def solve_multiplier(mu_a, w_a, xa, xca, pa, mu_b, w_b, xb, xcb, pb, threshold, code, mode, target, tolerance, hi,
+                     guess, x, y):
+    """The multiplier ``eta > 0`` of the mean constraint: the root of the increasing ``g`` of :func:`_gap`.
 
-    ``hi`` is doubled until ``g(hi) >= 0``; then safeguarded Newton from ``guess``
-    (bisection, geometric on a wide bracket, when a step leaves the bracket or does
-    not halve) to 1e-15 relative; finally ``eta`` moves right by a few ulps if needed
-    so that the returned alternative satisfies the mean constraint.
+    Needs ``g(0+) < 0``; fills ``x`` (and ``y``) at the returned ``eta``, where
+    ``g >= 0`` (the alternative satisfies the mean constraint). ``hi`` is doubled
+    until ``g(hi) >= 0``; then Newton from ``guess``, safeguarded by bisection
+    (geometric on a wide bracket) when a step leaves the bracket or does not halve,
+    until ``0 <= g <= tolerance`` or ``eta`` is resolved to 1e-15 relative; then
+    ``eta`` moves right by a few ulps if ``g < 0``. A positive ``tolerance`` stops
+    iterations whose points are only accurate to rounding (``K_inf``, nested roots).
     """
     lo = 0.0
-    g_hi, _ = _overtake_g(means, threshold, weights, a, b, hi, code, xs, xcs, ps, free_mode, x, y)
+    g_hi, _ = _gap(mu_a, w_a, xa, xca, pa, mu_b, w_b, xb, xcb, pb, threshold, hi, code, mode, target, x, y)
     for _ in range(_BRACKET_MAX_ITER):
         if g_hi >= 0.0:
             break
         lo = hi
         hi *= 2.0
-        g_hi, _ = _overtake_g(means, threshold, weights, a, b, hi, code, xs, xcs, ps, free_mode, x, y)
+        g_hi, _ = _gap(mu_a, w_a, xa, xca, pa, mu_b, w_b, xb, xcb, pb, threshold, hi, code, mode, target, x, y)
     eta = guess if lo < guess < hi else 0.5 * (lo + hi)
     previous_step = hi - lo
     g = 0.0
     dg = 0.0
     fresh = False  # x, y, g hold the values at the current eta
     for _ in range(_ROOT_MAX_ITER):
-        g, dg = _overtake_g(means, threshold, weights, a, b, eta, code, xs, xcs, ps, free_mode, x, y)
+        g, dg = _gap(mu_a, w_a, xa, xca, pa, mu_b, w_b, xb, xcb, pb, threshold, eta, code, mode, target, x, y)
         fresh = True
-        if g == 0.0:
+        if 0.0 <= g <= tolerance:
             break
         if g < 0.0:
             lo = eta
@@ -183,13 +177,13 @@ def _solve_eta(means, threshold, weights, a, b, code, xs, xcs, ps, free_mode, hi
         if step <= 1e-15 * eta:
             break
     if not fresh:
-        g, dg = _overtake_g(means, threshold, weights, a, b, eta, code, xs, xcs, ps, free_mode, x, y)
+        g, dg = _gap(mu_a, w_a, xa, xca, pa, mu_b, w_b, xb, xcb, pb, threshold, eta, code, mode, target, x, y)
     if g < 0.0:
         # Doubling steps right until g >= 0; g(hi) >= 0 bounds them to 64.
         bump = max(-g / dg if dg > 0.0 else 0.0, 1e-16 * eta)
         for _ in range(64):
             trial = min(eta + bump, hi)
-            g, dg = _overtake_g(means, threshold, weights, a, b, trial, code, xs, xcs, ps, free_mode, x, y)
+            g, dg = _gap(mu_a, w_a, xa, xca, pa, mu_b, w_b, xb, xcb, pb, threshold, trial, code, mode, target, x, y)
             if g >= 0.0 or trial == hi:
                 eta = trial
                 break
@@ -234,13 +228,17 @@ def overtake(means, threshold, weights, a, b, code, xs, xcs, ps, x, y):
             capacity += math.inf if code == GAUSSIAN else 1.0 - y[j]
     if deficit <= 0.0:
         return base_cost
+    # K_inf points carry rounding of the order of 1e-15 of the sums; the closed forms
+    # of the other divergences are exact to a few ulps, and only g = 0 stops early.
+    tolerance = 1e-15 * (x.sum() + y.sum()) if code == KINF else 0.0
     if capacity > deficit:
         # Still eta = 0: the zero-weight pairs share the gap as if they had weight 1.
         if code == GAUSSIAN:
             hi = 4.0 * deficit / n_free
         else:
             hi = 2.0 * n_free / (capacity - deficit)
-        _solve_eta(means, threshold, weights, a, b, code, xs, xcs, ps, True, hi, -1.0, x, y)
+        solve_multiplier(means[a], weights[a], xs[a], xcs[a], ps[a], means[b], weights[b], xs[b], xcs[b], ps[b],
+                         threshold, code, FREE_PAIRS, 0.0, tolerance, hi, -1.0, x, y)
         return base_cost
     if capacity == deficit:
         for j in range(m):
@@ -265,12 +263,13 @@ def overtake(means, threshold, weights, a, b, code, xs, xcs, ps, x, y):
         for j in range(m):
             total_w += weights[a, j] + weights[b, j]
             if weights[a, j] > 0.0:
-                slope += _variance(means[a, j], code, xs[a, j], ps[a, j]) / weights[a, j]
+                slope += _law_variance(means[a, j], code, xs[a, j], ps[a, j]) / weights[a, j]
             if means[b, j] >= threshold and weights[b, j] > 0.0:
-                slope += _variance(means[b, j], code, xs[b, j], ps[b, j]) / weights[b, j]
+                slope += _law_variance(means[b, j], code, xs[b, j], ps[b, j]) / weights[b, j]
         hi = 2.0 * total_w / m
     guess = deficit / slope if slope > 0.0 else -1.0
-    eta = _solve_eta(means, threshold, weights, a, b, code, xs, xcs, ps, False, hi, guess, x, y)
+    eta = solve_multiplier(means[a], weights[a], xs[a], xcs[a], ps[a], means[b], weights[b], xs[b], xcs[b], ps[b],
+                           threshold, code, BOTH_ROWS, 0.0, tolerance, hi, guess, x, y)
     # The cost at the final eta, from the points and their complements.
     cost = 0.0
     gap = 0.0
@@ -285,14 +284,6 @@ def overtake(means, threshold, weights, a, b, code, xs, xcs, ps, x, y):
     if code == KINF:
         return max(cost - eta * gap, 0.0)
     return cost
-
-
-@njit(cache=True)
-def _variance(mu, code, xs, ps):
-    """The variance of one pair's reward law: ``mu (1 - mu)`` (Bernoulli) or that of its law."""
-    if code == BERNOULLI:
-        return mu * (1.0 - mu)
-    return law_variance(xs, ps, law_mean(xs, ps))
 
 
 @njit(cache=True)

@@ -21,7 +21,7 @@ import numpy as np
 from numba import njit
 
 from ..model import Instance, check_delta
-from .alternatives import alternatives_kernel, answer_kernel
+from .alternatives import ANSWER_ROW, alternatives_kernel, answer_kernel, solve_multiplier
 from .divergences import GAUSSIAN, divergence_code, kl_bernoulli_scalar, level_point, lower_point, pair_divergence, pair_laws
 
 __all__ = ["CharacteristicTime", "characteristic_time", "check_instance", "lower_bound_tstar", "matching_divergence"]
@@ -61,54 +61,18 @@ def check_instance(instance) -> Instance:
 
 @njit(cache=True)
 def _answer_side(code, mu_a, xa, xca, pa, w_a, target, eta_guess, x_out, d_out):
-    """``eta`` with ``sum_j x_j(eta) <= target``, as close as floats allow; fills ``x``, ``d(mu_a, x)``.
+    """``eta`` with ``sum_j x_j(eta) <= target``, as close as floats allow; fills ``x`` and ``d(mu_a, x)``.
 
-    ``sum_j x_j(eta)`` decreases from ``sum mu_a`` to 0: Newton safeguarded by a
-    doubling bracket and bisection. Returns ``(eta, sum_j w_aj d(mu_aj, x_j))``.
+    Returns ``(eta, sum_j w_aj d(mu_aj, x_j))``.
     """
-    m = mu_a.shape[0]
-
-    def evaluate(eta):
-        total = 0.0
-        slope = 0.0
-        for j in range(m):
-            x, x_c, dx = lower_point(mu_a[j], w_a[j], eta, code, xa[j], xca[j], pa[j])
-            x_out[j] = x
-            d_out[j] = pair_divergence(mu_a[j], x, x_c, code, xa[j], xca[j], pa[j])
-            total += x
-            slope += dx
-        return total - target, slope
-
-    lo = 0.0
-    hi = eta_guess if eta_guess > 0.0 else 1.0
-    h_hi, _ = evaluate(hi)
-    for _ in range(_ROOT_MAX_ITER):
-        if h_hi <= 0.0:
-            break
-        lo = hi
-        hi *= 2.0
-        h_hi, _ = evaluate(hi)
-    eta = eta_guess if lo < eta_guess < hi else 0.5 * (lo + hi)
-    h = 1.0
-    for _ in range(_ROOT_MAX_ITER):
-        h, slope = evaluate(eta)
-        if h > 0.0:
-            lo = eta
-        else:
-            hi = eta
-            if h > -1e-15 * target:
-                break
-        candidate = eta - h / slope if slope < 0.0 else math.nan
-        if not (lo < candidate < hi):
-            candidate = math.sqrt(lo * hi) if lo > 0.0 and hi > 16.0 * lo else 0.5 * (lo + hi)
-        if hi - lo <= 1e-15 * hi:
-            break
-        eta = candidate
-    if h > 0.0:
-        eta = hi
-        evaluate(eta)
+    hi = 2.0 * eta_guess if eta_guess > 0.0 else 1.0
+    eta = solve_multiplier(mu_a, w_a, xa, xca, pa, mu_a, w_a, xa, xca, pa, 0.0, code, ANSWER_ROW, target,
+                           1e-15 * target, hi, eta_guess, x_out, x_out)
     cost = 0.0
-    for j in range(m):
+    for j in range(mu_a.shape[0]):
+        x, x_c, _ = lower_point(mu_a[j], w_a[j], eta, code, xa[j], xca[j], pa[j])
+        x_out[j] = x
+        d_out[j] = pair_divergence(mu_a[j], x, x_c, code, xa[j], xca[j], pa[j])
         cost += w_a[j] * d_out[j]
     return eta, cost
 

@@ -19,25 +19,12 @@ import math
 import numpy as np
 from numba import njit, vectorize
 
-from .reward_laws import kinf_kernel, kinf_level_up, kinf_point, law_arrays, law_mean
+from .reward_laws import kinf_kernel, kinf_point, law_arrays, law_mean, law_variance
 
 __all__ = [
-    "BERNOULLI",
-    "DIVERGENCES",
-    "GAUSSIAN",
-    "KINF",
-    "divergence_code",
-    "divergence_scalar",
-    "kl_bernoulli",
-    "kl_bernoulli_complements",
-    "kl_bernoulli_scalar",
-    "kl_gaussian",
-    "kl_gaussian_scalar",
-    "level_point",
-    "lower_point",
-    "pair_divergence",
-    "pair_laws",
-    "upper_point",
+    "BERNOULLI", "DIVERGENCES", "GAUSSIAN", "KINF", "divergence_code", "divergence_scalar", "kl_bernoulli",
+    "kl_bernoulli_complements", "kl_bernoulli_scalar", "kl_gaussian", "kl_gaussian_scalar", "level_point",
+    "lower_point", "pair_divergence", "pair_laws", "upper_point",
 ]
 
 #: Divergence names and the integer codes the kernels take.
@@ -191,32 +178,46 @@ def upper_point(mu, w, eta, threshold, code, xs, xcs, ps):
 
 
 @njit(cache=True)
+def _value_slope(mu, y, code, xs, xcs, ps):
+    """``(d(mu, y), d'(mu, y))`` for Bernoulli or ``K_inf``."""
+    if code == BERNOULLI:
+        return kl_bernoulli_complements(mu, 1.0 - mu, y, 1.0 - y), (y - mu) / (y * (1.0 - y))
+    value, slope, _ = kinf_kernel(xs, xcs, ps, y)
+    return value, slope
+
+
+@njit(cache=True)
 def level_point(mu, level, code, xs, xcs, ps):
-    """``(y, d'(mu, y))`` for the point ``y > mu`` with ``d(mu, y) = level > 0``."""
+    """``(y, d'(mu, y))`` for the point ``y > mu`` with ``d(mu, y) = level > 0``.
+
+    Newton on the convex increasing ``d(mu, .)`` on ``[mu, 1]``, safeguarded by
+    bisection, from the local quadratic model ``d ~ (y - mu)^2 / (2 var)``.
+    """
     if code == GAUSSIAN:
         y = mu + math.sqrt(0.5 * level)
         return y, 4.0 * (y - mu)
-    if code == KINF:
-        return kinf_level_up(xs, xcs, ps, law_mean(xs, ps), level)
-    # Newton on the convex increasing kl(mu, .) on [mu, 1], safeguarded by bisection.
-    lo = mu
+    if code == BERNOULLI:
+        mean, variance = mu, mu * (1.0 - mu)
+    else:
+        mean = law_mean(xs, ps)
+        variance = law_variance(xs, ps, mean)
+    lo = mean
     hi = 1.0
-    y = min(mu + math.sqrt(2.0 * mu * (1.0 - mu) * level), 0.5 * (mu + 1.0))
+    y = min(mean + math.sqrt(2.0 * variance * level), 0.5 * (mean + 1.0))
     for _ in range(_ROOT_MAX_ITER):
-        value = kl_bernoulli_complements(mu, 1.0 - mu, y, 1.0 - y)
-        slope = (y - mu) / (y * (1.0 - y))
+        value, slope = _value_slope(mu, y, code, xs, xcs, ps)
         if value < level:
             lo = y
         else:
             hi = y
-        candidate = y - (value - level) / slope if slope > 0.0 else math.nan
+        candidate = y - (value - level) / slope if slope > 0.0 and math.isfinite(value) else math.nan
         if not (lo < candidate < hi):
             candidate = 0.5 * (lo + hi)
         if abs(candidate - y) <= 1e-15 * y or hi - lo <= 1e-15:
             y = candidate
             break
         y = candidate
-    return y, (y - mu) / (y * (1.0 - y))
+    return y, _value_slope(mu, y, code, xs, xcs, ps)[1]
 
 
 @vectorize(["float64(float64, float64)"], cache=True)

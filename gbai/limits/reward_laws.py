@@ -161,36 +161,6 @@ def kinf_point(xs, xcs, ps, mean, slope):
     return z, value, curvature
 
 
-@njit(cache=True)
-def kinf_level_up(xs, xcs, ps, mean, level):
-    """``(y, dK_inf/dy)`` at the point ``y > mean`` with ``K_inf(nu, y) = level``.
-
-    Newton on the convex increasing ``K_inf(nu, .)``, safeguarded by bisection.
-    """
-    lo = mean
-    hi = 1.0
-    y = mean + math.sqrt(2.0 * law_variance(xs, ps, mean) * level)
-    if not (lo < y < hi):
-        y = 0.5 * (lo + hi)
-    for _ in range(2 * _NEWTON_MAX_ITER):
-        value, slope, _ = kinf_kernel(xs, xcs, ps, y)
-        if value == level:
-            break
-        if value < level:
-            lo = y
-        else:
-            hi = y
-        candidate = y - (value - level) / slope if slope > 0.0 and math.isfinite(value) else math.nan
-        if not (lo < candidate < hi):
-            candidate = 0.5 * (lo + hi)
-        if abs(candidate - y) <= 1e-15 * y or hi - lo <= 1e-15 * hi:
-            y = candidate
-            break
-        y = candidate
-    _, slope, _ = kinf_kernel(xs, xcs, ps, y)
-    return y, slope
-
-
 def _tanh_sinh_uniform():
     """Nodes ``u`` in (0, 1), their complements ``1 - u`` and weights for E over U(0, 1)."""
     steps = np.arange(-_TANH_SINH_HALF_WIDTH, _TANH_SINH_HALF_WIDTH + 1e-12, _TANH_SINH_STEP)
