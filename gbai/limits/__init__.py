@@ -15,19 +15,7 @@ from .divergences import DIVERGENCES, kl_bernoulli, kl_bernoulli_scalar, kl_gaus
 from .reward_laws import RewardLaw, kinf, kinf_beta
 
 __all__ = [
-    "DIVERGENCES",
-    "KIND_NAMES",
-    "BestResponse",
-    "CharacteristicTime",
-    "RewardLaw",
-    "alternative_values",
-    "best_response",
-    "characteristic_time",
-    "kinf",
-    "kinf_beta",
-    "kl_bernoulli",
-    "kl_bernoulli_scalar",
-    "kl_gaussian",
-    "kl_gaussian_scalar",
-    "lower_bound_tstar",
+    "DIVERGENCES", "KIND_NAMES", "BestResponse", "CharacteristicTime", "RewardLaw", "alternative_values",
+    "best_response", "characteristic_time", "kinf", "kinf_beta", "kl_bernoulli", "kl_bernoulli_scalar", "kl_gaussian",
+    "kl_gaussian_scalar", "lower_bound_tstar",
 ]

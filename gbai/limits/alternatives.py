@@ -1,10 +1,10 @@
 """The answer of a mean matrix, its alternatives and the best response (also the GLR statistic).
 
 For the answer ``a`` of ``mu`` the closure of ``Alt(mu)`` is the union of three kinds
-of closed sets (our derivation for this model; see the derivations, section
-"Alternatives"): (A) a pair of ``a`` at or below the threshold, (B) an arm ``b``
-feasible with mean at least ``a``'s ("overtake", solved through one multiplier on
-the mean constraint), (C) for an infeasible ``mu``, an arm made feasible. The best
+of closed sets (our derivation for this model; derivation notes, "Alternatives"):
+(A) a pair of ``a`` at or below the threshold, (B) an arm ``b`` feasible with mean
+at least ``a``'s ("overtake", solved through one multiplier on the mean
+constraint), (C) for an infeasible ``mu``, an arm made feasible. The best
 response ``min_{lambda in cl Alt(mu)} sum_ij w_ij d(mu_ij, lambda_ij)`` is the
 smallest of their costs; with sample counts as ``w`` and empirical means it is the
 GLR statistic, so the kernels are compiled and callable every round from a stopping
@@ -79,6 +79,15 @@ def answer_kernel(means, threshold):
 def _law_variance(mu, code, xs, ps):
     """The variance of a pair's reward law: ``mu (1 - mu)`` for Bernoulli."""
     return mu * (1.0 - mu) if code == BERNOULLI else law_variance(xs, ps, law_mean(xs, ps))
+
+
+@njit(cache=True)
+def _to_threshold(means, threshold, weights, i, j, code, xs, xcs, ps):
+    """``w_ij d(mu_ij, th)``, the cost of moving pair ``(i, j)`` to the threshold; 0 for a zero weight."""
+    if weights[i, j] == 0.0:
+        return 0.0
+    return weights[i, j] * pair_divergence(means[i, j], threshold, 1.0 - threshold, code,
+                                           xs[i, j], xcs[i, j], ps[i, j])
 
 
 @njit(cache=True)
@@ -199,7 +208,7 @@ def overtake(means, threshold, weights, a, b, code, xs, xcs, ps, x, y):
     ``eta`` of the mean constraint is 0 when moving ``b``'s pairs up to the threshold,
     or the zero-weight pairs for free, closes the gap (the limit of positive weights
     ``eps -> 0`` picks the minimiser); otherwise it is the root of ``g``
-    (derivations, section "Overtake"). The cost is primal for the parametric
+    (derivation notes, "Overtake"). The cost is primal for the parametric
     divergences and the dual value at the final ``eta`` for ``K_inf``, a lower
     bound whatever the accuracy of its inner roots.
     """
@@ -213,9 +222,7 @@ def overtake(means, threshold, weights, a, b, code, xs, xcs, ps, x, y):
         x[j] = means[a, j]
         mu_b = means[b, j]
         if mu_b < threshold:
-            if weights[b, j] > 0.0:
-                base_cost += weights[b, j] * pair_divergence(
-                    mu_b, threshold, 1.0 - threshold, code, xs[b, j], xcs[b, j], ps[b, j])
+            base_cost += _to_threshold(means, threshold, weights, b, j, code, xs, xcs, ps)
             y[j] = threshold
         else:
             y[j] = mu_b
@@ -291,9 +298,8 @@ def _become_feasible(means, threshold, weights, b, code, xs, xcs, ps):
     """Cost of alternative (C): every attribute of arm ``b`` below the threshold raised to it."""
     cost = 0.0
     for j in range(means.shape[1]):
-        if means[b, j] < threshold and weights[b, j] > 0.0:
-            cost += weights[b, j] * pair_divergence(
-                means[b, j], threshold, 1.0 - threshold, code, xs[b, j], xcs[b, j], ps[b, j])
+        if means[b, j] < threshold:
+            cost += _to_threshold(means, threshold, weights, b, j, code, xs, xcs, ps)
     return cost
 
 
@@ -340,11 +346,7 @@ def alternatives_kernel(means, threshold, weights, code, xs, xcs, ps):
         kinds[j] = KIND_BEST_INFEASIBLE
         arms[j] = a
         attrs[j] = j
-        cost = 0.0
-        if weights[a, j] > 0.0:
-            cost = weights[a, j] * pair_divergence(
-                means[a, j], threshold, 1.0 - threshold, code, xs[a, j], xcs[a, j], ps[a, j])
-        values[j] = cost
+        values[j] = _to_threshold(means, threshold, weights, a, j, code, xs, xcs, ps)
     k = m
     for b in range(n):
         if b == a:
@@ -428,15 +430,11 @@ def _check_problem(means, threshold, weights):
         raise ValueError("weights must be a numeric N x M matrix") from None
     if w.shape != means_arr.shape:
         raise ValueError(f"weights must have the shape of the means {means_arr.shape}, got {w.shape}")
-    if np.isnan(w).any():
-        i, j = np.argwhere(np.isnan(w))[0]
-        raise ValueError(f"weights contains NaN at arm {i}, attribute {j}")
-    if (w < 0.0).any():
-        i, j = np.argwhere(w < 0.0)[0]
-        raise ValueError(f"weights must be non-negative; arm {i}, attribute {j} has {w[i, j]!r}")
-    if np.isinf(w).any():
-        i, j = np.argwhere(np.isinf(w))[0]
-        raise ValueError(f"weights must be finite; arm {i}, attribute {j} is infinite")
+    checks = ((np.isnan(w), "contain NaN"), (w < 0.0, "must be non-negative"), (np.isinf(w), "must be finite"))
+    for bad, problem in checks:
+        if bad.any():
+            i, j = np.argwhere(bad)[0]
+            raise ValueError(f"weights {problem}: arm {i}, attribute {j} has {w[i, j]!r}")
     return means_arr, instance.threshold, np.ascontiguousarray(w)
 
 

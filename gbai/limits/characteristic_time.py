@@ -7,8 +7,7 @@ over the N M arm-attribute pairs; the inner minimum is the best response of
 :mod:`gbai.limits.alternatives`. A feasible instance is solved with the answer's
 row outside and one small problem per other arm (KKT conditions), and certified by
 weak duality: ``value <= 1/T* <= value_upper``. An infeasible instance has a closed
-form. The derivations are in the project's notes ("Structured solver",
-"Certificate", "Infeasible instances").
+form (derivation notes, "Structured solver", "Certificate", "Infeasible instances").
 """
 
 from __future__ import annotations
@@ -22,7 +21,8 @@ from numba import njit
 
 from ..model import Instance, check_delta
 from .alternatives import ANSWER_ROW, alternatives_kernel, answer_kernel, solve_multiplier
-from .divergences import GAUSSIAN, divergence_code, kl_bernoulli_scalar, level_point, lower_point, pair_divergence, pair_laws
+from .divergences import (GAUSSIAN, divergence_code, kl_bernoulli_scalar, level_point, lower_point, pair_divergence,
+                          pair_laws)
 
 __all__ = ["CharacteristicTime", "characteristic_time", "check_instance", "lower_bound_tstar", "matching_divergence"]
 
@@ -111,7 +111,7 @@ def _arm_problem(code, mu_a, xa, xca, pa, w_a, mu_b, xb, xcb, pb, threshold, c_g
 
     Every pair of ``b`` sits at the same divergence level ``c``, found as the root of
     the decreasing ``F(c) = 1`` in ``log(c - c0)`` by Illinois regula falsi
-    (derivations, section "Structured solver"); ``g = inf`` outside the domain.
+    (derivation notes, "Structured solver"); ``g = inf`` outside the domain.
     """
     m = mu_b.shape[0]
     sum_a = 0.0
@@ -262,7 +262,7 @@ def _structured(means, threshold, a, code, xs, xcs, ps, tol, max_iter):
     Projected BFGS on ``log w_a`` with a backtracking line search that treats
     ``Phi = inf`` as a failed step. The lower bound on ``1/T*`` is the exact best
     response at the full weights over their sum; the upper bound is weak duality with
-    the KKT multipliers (derivations, section "Certificate").
+    the KKT multipliers (derivation notes, "Certificate").
     """
     n, m = means.shape
     alpha = np.array([pair_divergence(means[a, j], threshold, 1.0 - threshold, code, xs[a, j], xcs[a, j], ps[a, j])

@@ -45,15 +45,8 @@ def _phi(t):
         # Taylor series sum_{k>=2} (-1)^k u^k / (k (k-1)); the first omitted term is
         # below 1e-14 of the sum for |u| < 1e-2.
         u2 = u * u
-        return u2 * (
-            0.5
-            - u / 6.0
-            + u2 / 12.0
-            - u2 * u / 20.0
-            + u2 * u2 / 30.0
-            - u2 * u2 * u / 42.0
-            + u2 * u2 * u2 / 56.0
-        )
+        return u2 * (0.5 - u / 6.0 + u2 / 12.0 - u2 * u / 20.0 + u2 * u2 / 30.0 - u2 * u2 * u / 42.0
+                     + u2 * u2 * u2 / 56.0)
     if abs(u) < 0.5:
         return t * math.log1p(u) - u
     return t * math.log(t) - u

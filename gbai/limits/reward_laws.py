@@ -48,7 +48,7 @@ def law_variance(xs, ps, mean):
 
 @njit(cache=True)
 def kinf_kernel(xs, xcs, ps, x):
-    """``(K_inf(nu, x), dK/dx, d2K/dx2)`` by the dual in ``t`` in [0, 1] (derivations, section K_inf).
+    """``(K_inf(nu, x), dK/dx, d2K/dx2)`` by the dual in ``t`` in [0, 1] (derivation notes, "K_inf").
 
     The curvature is NaN at ``x = mean``; ``x`` at 0 or 1 beyond the support's reach
     gives ``(inf, +-inf, nan)``.
@@ -205,7 +205,7 @@ class RewardLaw:
     @classmethod
     def bernoulli(cls, mean: float) -> "RewardLaw":
         """Bernoulli(mean): atoms 0 and 1."""
-        mean = _check_mean(mean)
+        mean = _check_unit(mean, "a reward mean")
         return cls(np.array([0.0, 1.0]), np.array([1.0, 0.0]), np.array([1.0 - mean, mean]))
 
     @classmethod
@@ -216,7 +216,7 @@ class RewardLaw:
         computed directly; their mean equals ``mean`` to about 1e-15. Means 0 and 1
         are point masses.
         """
-        mean = _check_mean(mean)
+        mean = _check_unit(mean, "a reward mean")
         if mean in (0.0, 1.0):
             return cls(np.array([mean]), np.array([1.0 - mean]), np.array([1.0]))
         _, u_c, weights = _tanh_sinh_uniform()
@@ -247,25 +247,18 @@ class RewardLaw:
 
     def kinf(self, x: float) -> float:
         """``K_inf(self, x)`` for ``x`` in [0, 1] (0 at the mean)."""
-        return float(kinf_kernel(self.support, self.complement, self.probabilities, _check_x(x))[0])
+        return float(kinf_kernel(self.support, self.complement, self.probabilities, _check_unit(x, "K_inf's x"))[0])
 
     def kinf_slope(self, x: float) -> float:
         """``dK_inf(self, x)/dx`` (envelope theorem)."""
-        return float(kinf_kernel(self.support, self.complement, self.probabilities, _check_x(x))[1])
+        return float(kinf_kernel(self.support, self.complement, self.probabilities, _check_unit(x, "K_inf's x"))[1])
 
 
-def _check_mean(mean) -> float:
-    mean = float(mean)
-    if not 0.0 <= mean <= 1.0:
-        raise ValueError(f"a reward mean must lie in [0, 1], got {mean!r}")
-    return mean
-
-
-def _check_x(x) -> float:
-    x = float(x)
-    if not 0.0 <= x <= 1.0:
-        raise ValueError(f"K_inf is defined for x in [0, 1], got {x!r}")
-    return x
+def _check_unit(value, name: str) -> float:
+    value = float(value)
+    if not 0.0 <= value <= 1.0:
+        raise ValueError(f"{name} must lie in [0, 1], got {value!r}")
+    return value
 
 
 def kinf(law: RewardLaw, x: float) -> float:
