@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Sequence
 
 import numpy as np
 from numba import njit
+from numpy.typing import ArrayLike
 
 from ..model import MEAN_TOLERANCE, Instance
 from .divergences import (BERNOULLI, GAUSSIAN, KINF, divergence_code, lower_point, pair_divergence, pair_laws,
@@ -43,7 +45,7 @@ _BRACKET_MAX_ITER = 200
 
 
 @njit(cache=True)
-def answer_kernel(means, threshold):
+def answer_kernel(means: np.ndarray, threshold: float) -> tuple[int, int]:
     """``(a, tie)``: the answer (-1 if infeasible) and a tied arm (-1 if none).
 
     As :class:`gbai.model.Instance`: arm means within MEAN_TOLERANCE of the largest
@@ -134,8 +136,10 @@ def _gap(mu_a, w_a, xa, xca, pa, mu_b, w_b, xb, xcb, pb, threshold, eta, code, m
 
 
 @njit(cache=True)
-def solve_multiplier(mu_a, w_a, xa, xca, pa, mu_b, w_b, xb, xcb, pb, threshold, code, mode, target, tolerance, hi,
-                     guess, x, y):
+def solve_multiplier(mu_a: np.ndarray, w_a: np.ndarray, xa: np.ndarray, xca: np.ndarray, pa: np.ndarray,
+                     mu_b: np.ndarray, w_b: np.ndarray, xb: np.ndarray, xcb: np.ndarray, pb: np.ndarray,
+                     threshold: float, code: int, mode: int, target: float, tolerance: float, hi: float,
+                     guess: float, x: np.ndarray, y: np.ndarray) -> float:
     """The multiplier ``eta > 0`` of the mean constraint: the root of the increasing ``g`` of :func:`_gap`.
 
     Needs ``g(0+) < 0``; fills ``x`` (and ``y``) at the returned ``eta``, where
@@ -201,7 +205,8 @@ def solve_multiplier(mu_a, w_a, xa, xca, pa, mu_b, w_b, xb, xcb, pb, threshold, 
 
 
 @njit(cache=True)
-def overtake(means, threshold, weights, a, b, code, xs, xcs, ps, x, y):
+def overtake(means: np.ndarray, threshold: float, weights: np.ndarray, a: int, b: int, code: int, xs: np.ndarray,
+             xcs: np.ndarray, ps: np.ndarray, x: np.ndarray, y: np.ndarray) -> float:
     """Cost of alternative (B), arm ``b`` feasible with mean at least arm ``a``'s; fills ``x``, ``y``.
 
     ``x``, ``y`` receive the new attribute means of ``a`` and ``b``. The multiplier
@@ -318,7 +323,8 @@ def _is_tied_with(means, threshold, a, b):
 
 
 @njit(cache=True)
-def alternatives_kernel(means, threshold, weights, code, xs, xcs, ps):
+def alternatives_kernel(means: np.ndarray, threshold: float, weights: np.ndarray, code: int, xs: np.ndarray,
+                        xcs: np.ndarray, ps: np.ndarray) -> tuple:
     """Every alternative's cost: ``(kinds, arms, attrs, values, rows_a, rows_b)``.
 
     Feasible ``mu`` (answer ``a``): (A) for ``j = 0..M-1`` (``arms = a``,
@@ -364,7 +370,8 @@ def alternatives_kernel(means, threshold, weights, code, xs, xcs, ps):
 
 
 @njit(cache=True)
-def alternative_lambda(means, threshold, kind, arm, attr, row_a, row_b):
+def alternative_lambda(means: np.ndarray, threshold: float, kind: int, arm: int, attr: int, row_a: np.ndarray,
+                       row_b: np.ndarray) -> np.ndarray:
     """The alternative ``lambda`` of one entry of :func:`alternatives_kernel`."""
     lam = means.copy()
     if kind == KIND_BEST_INFEASIBLE:
@@ -381,7 +388,8 @@ def alternative_lambda(means, threshold, kind, arm, attr, row_a, row_b):
 
 
 @njit(cache=True)
-def best_response_laws_kernel(means, threshold, weights, code, xs, xcs, ps):
+def best_response_laws_kernel(means: np.ndarray, threshold: float, weights: np.ndarray, code: int, xs: np.ndarray,
+                              xcs: np.ndarray, ps: np.ndarray) -> tuple:
     """Best response ``min_{lambda in cl Alt(mu)} sum w d(mu, lambda)`` and a minimiser.
 
     Returns ``(value, lam, kind, arm_b, attr_j)``: ``arm_b`` is the arm made better
@@ -404,7 +412,7 @@ def best_response_laws_kernel(means, threshold, weights, code, xs, xcs, ps):
 
 
 @njit(cache=True)
-def best_response_kernel(means, threshold, weights, code):
+def best_response_kernel(means: np.ndarray, threshold: float, weights: np.ndarray, code: int) -> tuple:
     """:func:`best_response_laws_kernel` for the parametric codes (no reward laws)."""
     n, m = means.shape
     empty = np.zeros((n, m, 0))
@@ -412,7 +420,7 @@ def best_response_kernel(means, threshold, weights, code):
 
 
 @njit(cache=True)
-def alternative_values_kernel(means, threshold, weights, code):
+def alternative_values_kernel(means: np.ndarray, threshold: float, weights: np.ndarray, code: int) -> tuple:
     """``(kinds, arms, attrs, values)`` of :func:`alternatives_kernel` for the parametric codes."""
     n, m = means.shape
     empty = np.zeros((n, m, 0))
@@ -456,7 +464,8 @@ class BestResponse:
     attribute: int | None
 
 
-def best_response(means, threshold, weights, divergence: str = "bernoulli", *, laws="beta") -> BestResponse:
+def best_response(means: ArrayLike, threshold: float, weights: ArrayLike, divergence: str = "bernoulli", *,
+                  laws: str | Sequence = "beta") -> BestResponse:
     """The best response (most confusing alternative) at ``weights`` (Garivier & Kaufmann 2016).
 
     ``means`` (N x M in [0, 1], true or empirical), ``threshold`` in (0, 1) and
@@ -480,7 +489,8 @@ def best_response(means, threshold, weights, divergence: str = "bernoulli", *, l
     return BestResponse(float(value), lam, KIND_NAMES[kind], (int(a), int(arm_b)), None)
 
 
-def alternative_values(means, threshold, weights, divergence: str = "bernoulli", *, laws="beta") -> dict:
+def alternative_values(means: ArrayLike, threshold: float, weights: ArrayLike, divergence: str = "bernoulli", *,
+                       laws: str | Sequence = "beta") -> dict:
     """The cost of every alternative separately, as columns of equal length.
 
     A dict of 1-D arrays ready for ``pandas.DataFrame``: ``kind`` (from

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
+from typing import Sequence
 
 import numpy as np
 from numba import njit
@@ -52,7 +53,7 @@ class CharacteristicTime:
     divergence: str = "bernoulli"
 
 
-def check_instance(instance) -> Instance:
+def check_instance(instance: object) -> Instance:
     """``instance`` itself if it is a :class:`gbai.Instance`, else a ValueError."""
     if not isinstance(instance, Instance):
         raise ValueError(f"expected a gbai.Instance, got {type(instance).__name__}")
@@ -340,7 +341,7 @@ def _structured(means, threshold, a, code, xs, xcs, ps, tol, max_iter):
 
 
 def characteristic_time(instance: Instance, divergence: str = "bernoulli", *, method: str = "auto",
-                        tol: float = 1e-5, max_iter: int = 500, laws="beta") -> CharacteristicTime:
+                        tol: float = 1e-5, max_iter: int = 500, laws: str | Sequence = "beta") -> CharacteristicTime:
     """The characteristic time ``T*(mu)`` and optimal proportions ``w*`` (Garivier & Kaufmann 2016).
 
     * A tie for the best feasible arm, or a pair of the best arm at the threshold:
@@ -400,7 +401,8 @@ def characteristic_time(instance: Instance, divergence: str = "bernoulli", *, me
     return CharacteristicTime(1.0 / value, w, value, gap, iterations, upper, "structured", name)
 
 
-def lower_bound_tstar(instance: Instance, delta: float, divergence: str = "bernoulli", *, laws="beta") -> float:
+def lower_bound_tstar(instance: Instance, delta: float, divergence: str = "bernoulli", *,
+                      laws: str | Sequence = "beta") -> float:
     """``T*(mu) kl(delta, 1 - delta)``: Garivier & Kaufmann's (2016) bound on ``E[tau]``.
 
     ``kl`` is the Bernoulli KL whatever the divergence (data processing on the event

@@ -15,9 +15,11 @@ broadcasting versions.
 from __future__ import annotations
 
 import math
+from typing import Sequence
 
 import numpy as np
 from numba import njit, vectorize
+from numpy.typing import ArrayLike
 
 from .reward_laws import kinf_kernel, kinf_point, law_arrays, law_mean, law_variance
 
@@ -53,7 +55,7 @@ def _phi(t):
 
 
 @njit(cache=True)
-def kl_bernoulli_complements(p, p_c, q, q_c):
+def kl_bernoulli_complements(p: float, p_c: float, q: float, q_c: float) -> float:
     """Bernoulli KL ``d(p, q)`` given ``p_c = 1 - p`` and ``q_c = 1 - q`` separately.
 
     Written ``q phi(p/q) + (1-q) phi((1-p)/(1-q))`` with ``phi(t) = t ln t - t + 1 >= 0``,
@@ -70,20 +72,20 @@ def kl_bernoulli_complements(p, p_c, q, q_c):
 
 
 @njit(cache=True)
-def kl_bernoulli_scalar(p, q):
+def kl_bernoulli_scalar(p: float, q: float) -> float:
     """Bernoulli KL ``d(p, q) = p ln(p/q) + (1-p) ln((1-p)/(1-q))`` for p, q in [0, 1]."""
     return kl_bernoulli_complements(p, 1.0 - p, q, 1.0 - q)
 
 
 @njit(cache=True)
-def kl_gaussian_scalar(p, q):
+def kl_gaussian_scalar(p: float, q: float) -> float:
     """KL divergence of Gaussians with variance 1/4: ``(p - q)^2 / (2 * 1/4)``."""
     diff = p - q
     return 2.0 * diff * diff
 
 
 @njit(cache=True)
-def divergence_scalar(p, q, code):
+def divergence_scalar(p: float, q: float, code: int) -> float:
     """``d(p, q)`` for the parametric codes (Bernoulli, Gaussian)."""
     if code == BERNOULLI:
         return kl_bernoulli_scalar(p, q)
@@ -91,7 +93,8 @@ def divergence_scalar(p, q, code):
 
 
 @njit(cache=True)
-def pair_divergence(mu, q, q_c, code, xs, xcs, ps):
+def pair_divergence(mu: float, q: float, q_c: float, code: int, xs: np.ndarray, xcs: np.ndarray,
+                    ps: np.ndarray) -> float:
     """``d(mu, q)`` of one pair, with ``q_c = 1 - q`` (used by the Bernoulli KL only)."""
     if code == BERNOULLI:
         return kl_bernoulli_complements(mu, 1.0 - mu, q, q_c)
@@ -128,7 +131,8 @@ def _bernoulli_lower_root(mu, mu_c, w, eta):
 
 
 @njit(cache=True)
-def lower_point(mu, w, eta, code, xs, xcs, ps):
+def lower_point(mu: float, w: float, eta: float, code: int, xs: np.ndarray, xcs: np.ndarray,
+                ps: np.ndarray) -> tuple[float, float, float]:
     """``x(eta) = argmin_{x <= mu} w d(mu, x) + eta x`` for ``eta > 0``: ``(x, 1 - x, dx/deta)``.
 
     A pair of zero weight drops to 0 for free (Bernoulli, ``K_inf``); Gaussian
@@ -146,7 +150,8 @@ def lower_point(mu, w, eta, code, xs, xcs, ps):
 
 
 @njit(cache=True)
-def upper_point(mu, w, eta, threshold, code, xs, xcs, ps):
+def upper_point(mu: float, w: float, eta: float, threshold: float, code: int, xs: np.ndarray, xcs: np.ndarray,
+                ps: np.ndarray) -> tuple[float, float, float]:
     """``y(eta) = max(th, argmin_{y >= mu} w d(mu, y) - eta y)`` for ``eta > 0``: ``(y, 1 - y, dy/deta)``.
 
     A pair of zero weight rises to 1 for free (Bernoulli, ``K_inf``). The Bernoulli
@@ -180,7 +185,8 @@ def _value_slope(mu, y, code, xs, xcs, ps):
 
 
 @njit(cache=True)
-def level_point(mu, level, code, xs, xcs, ps):
+def level_point(mu: float, level: float, code: int, xs: np.ndarray, xcs: np.ndarray,
+                ps: np.ndarray) -> tuple[float, float]:
     """``(y, d'(mu, y))`` for the point ``y > mu`` with ``d(mu, y) = level > 0``.
 
     Newton on the convex increasing ``d(mu, .)`` on ``[mu, 1]``, safeguarded by
@@ -232,7 +238,7 @@ def _as_probabilities(value, name):
     return array
 
 
-def kl_bernoulli(p, q):
+def kl_bernoulli(p: ArrayLike, q: ArrayLike) -> float | np.ndarray:
     """Bernoulli KL divergence ``d(p, q) = p ln(p/q) + (1-p) ln((1-p)/(1-q))``.
 
     Broadcasts like a numpy ufunc and returns a float for scalar input. ``0 ln 0 = 0``;
@@ -243,7 +249,7 @@ def kl_bernoulli(p, q):
     return float(result) if np.ndim(result) == 0 else result
 
 
-def kl_gaussian(p, q):
+def kl_gaussian(p: ArrayLike, q: ArrayLike) -> float | np.ndarray:
     """KL divergence of two Gaussians of variance 1/4: ``d(p, q) = 2 (p - q)^2``.
 
     Broadcasts like a numpy ufunc; NaN raises ValueError. Any real means are allowed.
@@ -263,7 +269,7 @@ def divergence_code(divergence: str) -> int:
     return DIVERGENCES[divergence.lower()]
 
 
-def pair_laws(means: np.ndarray, code: int, laws="beta") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def pair_laws(means: np.ndarray, code: int, laws: str | Sequence = "beta") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The ``(xs, xcs, ps)`` arrays (N, M, K) the kernels take: the laws for ``K_inf``, else empty.
 
     ``laws`` is used by ``K_inf`` only; see :func:`gbai.limits.reward_laws.law_arrays`.

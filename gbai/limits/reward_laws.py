@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Callable, Sequence
 
 import numpy as np
 from numba import njit
+from numpy.typing import ArrayLike
 
 __all__ = ["RewardLaw", "kinf", "kinf_beta", "law_arrays"]
 
@@ -29,7 +31,7 @@ _TANH_SINH_HALF_WIDTH = 4.0
 
 # Kernels on one discrete law: support xs, complements xcs = 1 - xs, probabilities ps.
 @njit(cache=True)
-def law_mean(xs, ps):
+def law_mean(xs: np.ndarray, ps: np.ndarray) -> float:
     """The mean of a discrete law."""
     total = 0.0
     for k in range(xs.shape[0]):
@@ -38,7 +40,7 @@ def law_mean(xs, ps):
 
 
 @njit(cache=True)
-def law_variance(xs, ps, mean):
+def law_variance(xs: np.ndarray, ps: np.ndarray, mean: float) -> float:
     """The variance of a discrete law with the given mean."""
     total = 0.0
     for k in range(xs.shape[0]):
@@ -47,7 +49,7 @@ def law_variance(xs, ps, mean):
 
 
 @njit(cache=True)
-def kinf_kernel(xs, xcs, ps, x):
+def kinf_kernel(xs: np.ndarray, xcs: np.ndarray, ps: np.ndarray, x: float) -> tuple[float, float, float]:
     """``(K_inf(nu, x), dK/dx, d2K/dx2)`` by the dual in ``t`` in [0, 1] (derivation notes, "K_inf").
 
     The curvature is NaN at ``x = mean``; ``x`` at 0 or 1 beyond the support's reach
@@ -130,7 +132,8 @@ def kinf_kernel(xs, xcs, ps, x):
 
 
 @njit(cache=True)
-def kinf_point(xs, xcs, ps, mean, slope):
+def kinf_point(xs: np.ndarray, xcs: np.ndarray, ps: np.ndarray, mean: float,
+               slope: float) -> tuple[float, float, float]:
     """``(z, K_inf(nu, z), d2K/dz2)`` at the point with ``dK_inf/dz = slope``.
 
     ``z < mean`` for a negative slope, ``z > mean`` for a positive one (``K_inf`` is
@@ -197,7 +200,7 @@ class RewardLaw:
             raise ValueError("RewardLaw: probabilities must sum to 1")
 
     @classmethod
-    def discrete(cls, support, probabilities) -> "RewardLaw":
+    def discrete(cls, support: ArrayLike, probabilities: ArrayLike) -> "RewardLaw":
         """A law with the given atoms in [0, 1] and probabilities summing to 1."""
         support = np.asarray(support, dtype=np.float64)
         return cls(support, 1.0 - support, np.asarray(probabilities, dtype=np.float64))
@@ -230,7 +233,7 @@ class RewardLaw:
         return cls(support[keep], complement[keep], weights)
 
     @classmethod
-    def from_sampler(cls, sampler, n_samples: int = 100_000) -> "RewardLaw":
+    def from_sampler(cls, sampler: Callable[[int], ArrayLike], n_samples: int = 100_000) -> "RewardLaw":
         """The empirical law of ``sampler(n_samples)`` (an approximation of the sampler's law)."""
         if not (isinstance(n_samples, (int, np.integer)) and n_samples >= 1):
             raise ValueError(f"n_samples must be a positive integer, got {n_samples!r}")
@@ -273,7 +276,7 @@ def kinf_beta(mean: float, x: float) -> float:
     return RewardLaw.beta(mean).kinf(x)
 
 
-def law_arrays(means: np.ndarray, laws="beta") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def law_arrays(means: ArrayLike, laws: str | Sequence = "beta") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The laws of an N x M instance as ``(support, complement, probabilities)`` arrays (N, M, K).
 
     ``laws`` is ``"beta"`` (the simulated ``Beta(1, 1/mu - 1)`` of each mean),
