@@ -23,7 +23,7 @@ from numba import njit
 from numpy.typing import ArrayLike
 
 from ..model import MEAN_TOLERANCE, Instance
-from .divergences import (BERNOULLI, GAUSSIAN, KINF, divergence_code, lower_point, pair_divergence, pair_laws,
+from .divergences import (BERNOULLI, GAUSSIAN, KINF, divergence_code, lower_point, pair_divergence, pair_law, pair_laws,
                           upper_point)
 from .reward_laws import law_mean, law_variance
 
@@ -78,26 +78,28 @@ def answer_kernel(means: np.ndarray, threshold: float) -> tuple[int, int]:
 
 
 @njit(cache=True)
-def _law_variance(mu, code, xs, ps):
-    """The variance of a pair's reward law: ``mu (1 - mu)`` for Bernoulli."""
-    return mu * (1.0 - mu) if code == BERNOULLI else law_variance(xs, ps, law_mean(xs, ps))
+def _law_variance(mu, code, laws, i, j):
+    """The variance of the reward law of pair ``(i, j)``: ``mu (1 - mu)`` for Bernoulli."""
+    if code == BERNOULLI:
+        return mu * (1.0 - mu)
+    xs, _, ps = pair_law(laws, i, j)
+    return law_variance(xs, ps, law_mean(xs, ps))
 
 
 @njit(cache=True)
-def _to_threshold(means, threshold, weights, i, j, code, xs, xcs, ps):
+def _to_threshold(means, threshold, weights, i, j, code, laws):
     """``w_ij d(mu_ij, th)``, the cost of moving pair ``(i, j)`` to the threshold; 0 for a zero weight."""
     if weights[i, j] == 0.0:
         return 0.0
-    return weights[i, j] * pair_divergence(means[i, j], threshold, 1.0 - threshold, code,
-                                           xs[i, j], xcs[i, j], ps[i, j])
+    return weights[i, j] * pair_divergence(means[i, j], threshold, 1.0 - threshold, code, laws, i, j)
 
 
 @njit(cache=True)
-def _pair_cost(mu, value, value_c, w, code, xs, xcs, ps):
-    """``w d(mu, value)``, 0 for a zero weight."""
+def _pair_cost(mu, value, value_c, w, code, laws, i, j):
+    """``w d(mu, value)`` for pair ``(i, j)``, 0 for a zero weight."""
     if w == 0.0:
         return 0.0
-    return w * pair_divergence(mu, value, value_c, code, xs, xcs, ps)
+    return w * pair_divergence(mu, value, value_c, code, laws, i, j)
 
 
 #: What moves in :func:`solve_multiplier`: both rows; only the zero-weight pairs; only the answer's row.
@@ -105,7 +107,7 @@ BOTH_ROWS, FREE_PAIRS, ANSWER_ROW = 0, 1, 2
 
 
 @njit(cache=True)
-def _gap(mu_a, w_a, xa, xca, pa, mu_b, w_b, xb, xcb, pb, threshold, eta, code, mode, target, x, y):
+def _gap(mu_a, w_a, mu_b, w_b, laws, a, b, threshold, eta, code, mode, target, x, y):
     """Fill ``x = x(eta)`` (and ``y = y(eta)``); return ``g(eta) = sum y - sum x`` and ``g'(eta)``.
 
     ``FREE_PAIRS``: only the zero-weight pairs move, as if they had weight 1.
@@ -118,7 +120,7 @@ def _gap(mu_a, w_a, xa, xca, pa, mu_b, w_b, xb, xcb, pb, threshold, eta, code, m
             xj, dxj = mu_a[j], 0.0
         else:
             weight = 1.0 if mode == FREE_PAIRS else w_a[j]
-            xj, _, dxj = lower_point(mu_a[j], weight, eta, code, xa[j], xca[j], pa[j])
+            xj, _, dxj = lower_point(mu_a[j], weight, eta, code, laws, a, j)
         x[j] = xj
         if mode == ANSWER_ROW:
             g -= xj
@@ -128,7 +130,7 @@ def _gap(mu_a, w_a, xa, xca, pa, mu_b, w_b, xb, xcb, pb, threshold, eta, code, m
             yj, dyj = max(threshold, mu_b[j]), 0.0
         else:
             weight = 1.0 if mode == FREE_PAIRS else w_b[j]
-            yj, _, dyj = upper_point(mu_b[j], weight, eta, threshold, code, xb[j], xcb[j], pb[j])
+            yj, _, dyj = upper_point(mu_b[j], weight, eta, threshold, code, laws, b, j)
         y[j] = yj
         g += yj - xj
         dg += dyj - dxj
@@ -136,9 +138,8 @@ def _gap(mu_a, w_a, xa, xca, pa, mu_b, w_b, xb, xcb, pb, threshold, eta, code, m
 
 
 @njit(cache=True)
-def solve_multiplier(mu_a: np.ndarray, w_a: np.ndarray, xa: np.ndarray, xca: np.ndarray, pa: np.ndarray,
-                     mu_b: np.ndarray, w_b: np.ndarray, xb: np.ndarray, xcb: np.ndarray, pb: np.ndarray,
-                     threshold: float, code: int, mode: int, target: float, tolerance: float, hi: float,
+def solve_multiplier(mu_a: np.ndarray, w_a: np.ndarray, mu_b: np.ndarray, w_b: np.ndarray, laws: tuple, a: int,
+                     b: int, threshold: float, code: int, mode: int, target: float, tolerance: float, hi: float,
                      guess: float, x: np.ndarray, y: np.ndarray) -> float:
     """The multiplier ``eta > 0`` of the mean constraint: the root of the increasing ``g`` of :func:`_gap`.
 
@@ -151,20 +152,20 @@ def solve_multiplier(mu_a: np.ndarray, w_a: np.ndarray, xa: np.ndarray, xca: np.
     iterations whose points are only accurate to rounding (``K_inf``, nested roots).
     """
     lo = 0.0
-    g_hi, _ = _gap(mu_a, w_a, xa, xca, pa, mu_b, w_b, xb, xcb, pb, threshold, hi, code, mode, target, x, y)
+    g_hi, _ = _gap(mu_a, w_a, mu_b, w_b, laws, a, b, threshold, hi, code, mode, target, x, y)
     for _ in range(_BRACKET_MAX_ITER):
         if g_hi >= 0.0:
             break
         lo = hi
         hi *= 2.0
-        g_hi, _ = _gap(mu_a, w_a, xa, xca, pa, mu_b, w_b, xb, xcb, pb, threshold, hi, code, mode, target, x, y)
+        g_hi, _ = _gap(mu_a, w_a, mu_b, w_b, laws, a, b, threshold, hi, code, mode, target, x, y)
     eta = guess if lo < guess < hi else 0.5 * (lo + hi)
     previous_step = hi - lo
     g = 0.0
     dg = 0.0
     fresh = False  # x, y, g hold the values at the current eta
     for _ in range(_ROOT_MAX_ITER):
-        g, dg = _gap(mu_a, w_a, xa, xca, pa, mu_b, w_b, xb, xcb, pb, threshold, eta, code, mode, target, x, y)
+        g, dg = _gap(mu_a, w_a, mu_b, w_b, laws, a, b, threshold, eta, code, mode, target, x, y)
         fresh = True
         if 0.0 <= g <= tolerance:
             break
@@ -190,13 +191,13 @@ def solve_multiplier(mu_a: np.ndarray, w_a: np.ndarray, xa: np.ndarray, xca: np.
         if step <= 1e-15 * eta:
             break
     if not fresh:
-        g, dg = _gap(mu_a, w_a, xa, xca, pa, mu_b, w_b, xb, xcb, pb, threshold, eta, code, mode, target, x, y)
+        g, dg = _gap(mu_a, w_a, mu_b, w_b, laws, a, b, threshold, eta, code, mode, target, x, y)
     if g < 0.0:
         # Doubling steps right until g >= 0; g(hi) >= 0 bounds them to 64.
         bump = max(-g / dg if dg > 0.0 else 0.0, 1e-16 * eta)
         for _ in range(64):
             trial = min(eta + bump, hi)
-            g, dg = _gap(mu_a, w_a, xa, xca, pa, mu_b, w_b, xb, xcb, pb, threshold, trial, code, mode, target, x, y)
+            g, dg = _gap(mu_a, w_a, mu_b, w_b, laws, a, b, threshold, trial, code, mode, target, x, y)
             if g >= 0.0 or trial == hi:
                 eta = trial
                 break
@@ -205,8 +206,8 @@ def solve_multiplier(mu_a: np.ndarray, w_a: np.ndarray, xa: np.ndarray, xca: np.
 
 
 @njit(cache=True)
-def overtake(means: np.ndarray, threshold: float, weights: np.ndarray, a: int, b: int, code: int, xs: np.ndarray,
-             xcs: np.ndarray, ps: np.ndarray, x: np.ndarray, y: np.ndarray) -> float:
+def overtake(means: np.ndarray, threshold: float, weights: np.ndarray, a: int, b: int, code: int, laws: tuple,
+             x: np.ndarray, y: np.ndarray) -> float:
     """Cost of alternative (B), arm ``b`` feasible with mean at least arm ``a``'s; fills ``x``, ``y``.
 
     ``x``, ``y`` receive the new attribute means of ``a`` and ``b``. The multiplier
@@ -227,7 +228,7 @@ def overtake(means: np.ndarray, threshold: float, weights: np.ndarray, a: int, b
         x[j] = means[a, j]
         mu_b = means[b, j]
         if mu_b < threshold:
-            base_cost += _to_threshold(means, threshold, weights, b, j, code, xs, xcs, ps)
+            base_cost += _to_threshold(means, threshold, weights, b, j, code, laws)
             y[j] = threshold
         else:
             y[j] = mu_b
@@ -249,8 +250,8 @@ def overtake(means: np.ndarray, threshold: float, weights: np.ndarray, a: int, b
             hi = 4.0 * deficit / n_free
         else:
             hi = 2.0 * n_free / (capacity - deficit)
-        solve_multiplier(means[a], weights[a], xs[a], xcs[a], ps[a], means[b], weights[b], xs[b], xcs[b], ps[b],
-                         threshold, code, FREE_PAIRS, 0.0, tolerance, hi, -1.0, x, y)
+        solve_multiplier(means[a], weights[a], means[b], weights[b], laws, a, b, threshold, code, FREE_PAIRS, 0.0,
+                         tolerance, hi, -1.0, x, y)
         return base_cost
     if capacity == deficit:
         for j in range(m):
@@ -275,23 +276,23 @@ def overtake(means: np.ndarray, threshold: float, weights: np.ndarray, a: int, b
         for j in range(m):
             total_w += weights[a, j] + weights[b, j]
             if weights[a, j] > 0.0:
-                slope += _law_variance(means[a, j], code, xs[a, j], ps[a, j]) / weights[a, j]
+                slope += _law_variance(means[a, j], code, laws, a, j) / weights[a, j]
             if means[b, j] >= threshold and weights[b, j] > 0.0:
-                slope += _law_variance(means[b, j], code, xs[b, j], ps[b, j]) / weights[b, j]
+                slope += _law_variance(means[b, j], code, laws, b, j) / weights[b, j]
         hi = 2.0 * total_w / m
     guess = deficit / slope if slope > 0.0 else -1.0
-    eta = solve_multiplier(means[a], weights[a], xs[a], xcs[a], ps[a], means[b], weights[b], xs[b], xcs[b], ps[b],
-                           threshold, code, BOTH_ROWS, 0.0, tolerance, hi, guess, x, y)
+    eta = solve_multiplier(means[a], weights[a], means[b], weights[b], laws, a, b, threshold, code, BOTH_ROWS, 0.0,
+                           tolerance, hi, guess, x, y)
     # The cost at the final eta, from the points and their complements.
     cost = 0.0
     gap = 0.0
     for j in range(m):
-        xj, xj_c, _ = lower_point(means[a, j], weights[a, j], eta, code, xs[a, j], xcs[a, j], ps[a, j])
-        yj, yj_c, _ = upper_point(means[b, j], weights[b, j], eta, threshold, code, xs[b, j], xcs[b, j], ps[b, j])
+        xj, xj_c, _ = lower_point(means[a, j], weights[a, j], eta, code, laws, a, j)
+        yj, yj_c, _ = upper_point(means[b, j], weights[b, j], eta, threshold, code, laws, b, j)
         x[j] = xj
         y[j] = yj
-        cost += _pair_cost(means[a, j], xj, xj_c, weights[a, j], code, xs[a, j], xcs[a, j], ps[a, j])
-        cost += _pair_cost(means[b, j], yj, yj_c, weights[b, j], code, xs[b, j], xcs[b, j], ps[b, j])
+        cost += _pair_cost(means[a, j], xj, xj_c, weights[a, j], code, laws, a, j)
+        cost += _pair_cost(means[b, j], yj, yj_c, weights[b, j], code, laws, b, j)
         gap += yj - xj
     if code == KINF:
         return max(cost - eta * gap, 0.0)
@@ -299,12 +300,12 @@ def overtake(means: np.ndarray, threshold: float, weights: np.ndarray, a: int, b
 
 
 @njit(cache=True)
-def _become_feasible(means, threshold, weights, b, code, xs, xcs, ps):
+def _become_feasible(means, threshold, weights, b, code, laws):
     """Cost of alternative (C): every attribute of arm ``b`` below the threshold raised to it."""
     cost = 0.0
     for j in range(means.shape[1]):
         if means[b, j] < threshold:
-            cost += _to_threshold(means, threshold, weights, b, j, code, xs, xcs, ps)
+            cost += _to_threshold(means, threshold, weights, b, j, code, laws)
     return cost
 
 
@@ -323,8 +324,7 @@ def _is_tied_with(means, threshold, a, b):
 
 
 @njit(cache=True)
-def alternatives_kernel(means: np.ndarray, threshold: float, weights: np.ndarray, code: int, xs: np.ndarray,
-                        xcs: np.ndarray, ps: np.ndarray) -> tuple:
+def alternatives_kernel(means: np.ndarray, threshold: float, weights: np.ndarray, code: int, laws: tuple) -> tuple:
     """Every alternative's cost: ``(kinds, arms, attrs, values, rows_a, rows_b)``.
 
     Feasible ``mu`` (answer ``a``): (A) for ``j = 0..M-1`` (``arms = a``,
@@ -346,13 +346,13 @@ def alternatives_kernel(means: np.ndarray, threshold: float, weights: np.ndarray
         for b in range(n):
             kinds[b] = KIND_BECOME_FEASIBLE
             arms[b] = b
-            values[b] = _become_feasible(means, threshold, weights, b, code, xs, xcs, ps)
+            values[b] = _become_feasible(means, threshold, weights, b, code, laws)
         return kinds, arms, attrs, values, rows_a, rows_b
     for j in range(m):
         kinds[j] = KIND_BEST_INFEASIBLE
         arms[j] = a
         attrs[j] = j
-        values[j] = _to_threshold(means, threshold, weights, a, j, code, xs, xcs, ps)
+        values[j] = _to_threshold(means, threshold, weights, a, j, code, laws)
     k = m
     for b in range(n):
         if b == a:
@@ -364,7 +364,7 @@ def alternatives_kernel(means: np.ndarray, threshold: float, weights: np.ndarray
             rows_a[k] = means[a]
             rows_b[k] = means[b]
         else:
-            values[k] = overtake(means, threshold, weights, a, b, code, xs, xcs, ps, rows_a[k], rows_b[k])
+            values[k] = overtake(means, threshold, weights, a, b, code, laws, rows_a[k], rows_b[k])
         k += 1
     return kinds, arms, attrs, values, rows_a, rows_b
 
@@ -388,8 +388,8 @@ def alternative_lambda(means: np.ndarray, threshold: float, kind: int, arm: int,
 
 
 @njit(cache=True)
-def best_response_laws_kernel(means: np.ndarray, threshold: float, weights: np.ndarray, code: int, xs: np.ndarray,
-                              xcs: np.ndarray, ps: np.ndarray) -> tuple:
+def best_response_laws_kernel(means: np.ndarray, threshold: float, weights: np.ndarray, code: int,
+                              laws: tuple) -> tuple:
     """Best response ``min_{lambda in cl Alt(mu)} sum w d(mu, lambda)`` and a minimiser.
 
     Returns ``(value, lam, kind, arm_b, attr_j)``: ``arm_b`` is the arm made better
@@ -400,7 +400,7 @@ def best_response_laws_kernel(means: np.ndarray, threshold: float, weights: np.n
     a, tie = answer_kernel(means, threshold)
     if tie >= 0:
         return 0.0, means.copy(), KIND_TIE, tie, -1
-    kinds, arms, attrs, values, rows_a, rows_b = alternatives_kernel(means, threshold, weights, code, xs, xcs, ps)
+    kinds, arms, attrs, values, rows_a, rows_b = alternatives_kernel(means, threshold, weights, code, laws)
     best = 0
     for k in range(1, values.size):
         if values[k] < values[best]:
@@ -416,7 +416,7 @@ def best_response_kernel(means: np.ndarray, threshold: float, weights: np.ndarra
     """:func:`best_response_laws_kernel` for the parametric codes (no reward laws)."""
     n, m = means.shape
     empty = np.zeros((n, m, 0))
-    return best_response_laws_kernel(means, threshold, weights, code, empty, empty, empty)
+    return best_response_laws_kernel(means, threshold, weights, code, (empty, empty, empty))
 
 
 @njit(cache=True)
@@ -424,7 +424,7 @@ def alternative_values_kernel(means: np.ndarray, threshold: float, weights: np.n
     """``(kinds, arms, attrs, values)`` of :func:`alternatives_kernel` for the parametric codes."""
     n, m = means.shape
     empty = np.zeros((n, m, 0))
-    kinds, arms, attrs, values, _, _ = alternatives_kernel(means, threshold, weights, code, empty, empty, empty)
+    kinds, arms, attrs, values, _, _ = alternatives_kernel(means, threshold, weights, code, (empty, empty, empty))
     return kinds, arms, attrs, values
 
 
@@ -478,8 +478,8 @@ def best_response(means: ArrayLike, threshold: float, weights: ArrayLike, diverg
     """
     code = divergence_code(divergence)
     means_arr, th, w = _check_problem(means, threshold, weights)
-    value, lam, kind, arm_b, attr_j = best_response_laws_kernel(means_arr, th, w, code,
-                                                                *pair_laws(means_arr, code, laws))
+    laws = pair_laws(means_arr, code, laws)
+    value, lam, kind, arm_b, attr_j = best_response_laws_kernel(means_arr, th, w, code, laws)
     a, _ = answer_kernel(means_arr, th)
     kind = int(kind)
     if kind == KIND_BEST_INFEASIBLE:
@@ -501,5 +501,5 @@ def alternative_values(means: ArrayLike, threshold: float, weights: ArrayLike, d
     """
     code = divergence_code(divergence)
     means_arr, th, w = _check_problem(means, threshold, weights)
-    kinds, arms, attrs, values, _, _ = alternatives_kernel(means_arr, th, w, code, *pair_laws(means_arr, code, laws))
+    kinds, arms, attrs, values, _, _ = alternatives_kernel(means_arr, th, w, code, pair_laws(means_arr, code, laws))
     return {"kind": np.array([KIND_NAMES[k] for k in kinds]), "arm": arms, "attribute": attrs, "value": values}

@@ -61,25 +61,25 @@ def check_instance(instance: object) -> Instance:
 
 
 @njit(cache=True)
-def _answer_side(code, mu_a, xa, xca, pa, w_a, target, eta_guess, x_out, d_out):
+def _answer_side(code, mu_a, w_a, laws, a, target, eta_guess, x_out, d_out):
     """``eta`` with ``sum_j x_j(eta) <= target``, as close as floats allow; fills ``x`` and ``d(mu_a, x)``.
 
     Returns ``(eta, sum_j w_aj d(mu_aj, x_j))``.
     """
     hi = 2.0 * eta_guess if eta_guess > 0.0 else 1.0
-    eta = solve_multiplier(mu_a, w_a, xa, xca, pa, mu_a, w_a, xa, xca, pa, 0.0, code, ANSWER_ROW, target,
-                           1e-15 * target, hi, eta_guess, x_out, x_out)
+    eta = solve_multiplier(mu_a, w_a, mu_a, w_a, laws, a, a, 0.0, code, ANSWER_ROW, target, 1e-15 * target, hi,
+                           eta_guess, x_out, x_out)
     cost = 0.0
     for j in range(mu_a.shape[0]):
-        x, x_c, _ = lower_point(mu_a[j], w_a[j], eta, code, xa[j], xca[j], pa[j])
+        x, x_c, _ = lower_point(mu_a[j], w_a[j], eta, code, laws, a, j)
         x_out[j] = x
-        d_out[j] = pair_divergence(mu_a[j], x, x_c, code, xa[j], xca[j], pa[j])
+        d_out[j] = pair_divergence(mu_a[j], x, x_c, code, laws, a, j)
         cost += w_a[j] * d_out[j]
     return eta, cost
 
 
 @njit(cache=True)
-def _level_points(code, mu_b, xb, xcb, pb, c, c0, j0, threshold, y_out, s_out):
+def _level_points(code, mu_b, laws, b, c, c0, j0, threshold, y_out, s_out):
     """Fill ``y_j`` at divergence level ``c`` (``y_j0 = th`` when ``c <= c0``) and ``1/d'``; return their sums."""
     m = mu_b.shape[0]
     total = 0.0
@@ -93,10 +93,10 @@ def _level_points(code, mu_b, xb, xcb, pb, c, c0, j0, threshold, y_out, s_out):
             continue
         if j == j0 and c <= c0:
             # At th, with the derivative there: the least weight that holds it at th.
-            _, slope = level_point(mu_b[j], c0, code, xb[j], xcb[j], pb[j])
+            _, slope = level_point(mu_b[j], c0, code, laws, b, j)
             y = threshold
         else:
-            y, slope = level_point(mu_b[j], c, code, xb[j], xcb[j], pb[j])
+            y, slope = level_point(mu_b[j], c, code, laws, b, j)
         y_out[j] = y
         # A level so small that y rounds onto the mean has slope 0: a huge weight.
         s_out[j] = 1.0 / max(slope, 1e-300)
@@ -106,8 +106,7 @@ def _level_points(code, mu_b, xb, xcb, pb, c, c0, j0, threshold, y_out, s_out):
 
 
 @njit(cache=True)
-def _arm_problem(code, mu_a, xa, xca, pa, w_a, mu_b, xb, xcb, pb, threshold, c_guess, eta_guess,
-                 x_out, d_out, y_out, wb_out):
+def _arm_problem(code, mu_a, w_a, mu_b, laws, a, b, threshold, c_guess, eta_guess, x_out, d_out, y_out, wb_out):
     """``g_b(w_a)``, the least weight of arm ``b`` that makes its overtake cost 1: ``(g, c, eta)``.
 
     Every pair of ``b`` sits at the same divergence level ``c``, found as the root of
@@ -122,7 +121,7 @@ def _arm_problem(code, mu_a, xa, xca, pa, w_a, mu_b, xb, xcb, pb, threshold, c_g
     j0 = -1
     for j in range(m):
         if mu_b[j] < threshold:
-            level = pair_divergence(mu_b[j], threshold, 1.0 - threshold, code, xb[j], xcb[j], pb[j])
+            level = pair_divergence(mu_b[j], threshold, 1.0 - threshold, code, laws, b, j)
             if level > c0:
                 c0, j0 = level, j
     s_tmp = np.empty(m)
@@ -137,13 +136,13 @@ def _arm_problem(code, mu_a, xa, xca, pa, w_a, mu_b, xb, xcb, pb, threshold, c_g
         return 0.0, math.inf, 0.0
 
     def F(c, eta_start):
-        total, omega = _level_points(code, mu_b, xb, xcb, pb, c, c0, j0, threshold, y_out, s_tmp)
+        total, omega = _level_points(code, mu_b, laws, b, c, c0, j0, threshold, y_out, s_tmp)
         if total >= sum_a:
             for j in range(m):
                 x_out[j] = mu_a[j]
                 d_out[j] = 0.0
             return 0.0, 0.0, omega
-        eta, cost = _answer_side(code, mu_a, xa, xca, pa, w_a, total, eta_start, x_out, d_out)
+        eta, cost = _answer_side(code, mu_a, w_a, laws, a, total, eta_start, x_out, d_out)
         return cost + c * eta * omega, eta, omega
 
     if c0 > 0.0:
@@ -162,7 +161,7 @@ def _arm_problem(code, mu_a, xa, xca, pa, w_a, mu_b, xb, xcb, pb, threshold, c_g
             total += max(mu_b[j], threshold)
         if total >= sum_a:
             return math.inf, 0.0, 0.0
-        _, limit = _answer_side(code, mu_a, xa, xca, pa, w_a, total, eta_guess, x_out, d_out)
+        _, limit = _answer_side(code, mu_a, w_a, laws, a, total, eta_guess, x_out, d_out)
         if limit <= 1.0:
             return math.inf, 0.0, 0.0
     u = math.log(c_guess - c0) if c_guess > c0 else math.log(max(c0, 1e-3))
@@ -210,7 +209,7 @@ def _arm_problem(code, mu_a, xa, xca, pa, w_a, mu_b, xb, xcb, pb, threshold, c_g
 
 
 @njit(cache=True)
-def _outer_objective(code, means, xs, xcs, ps, threshold, a, w_a, c_warm, eta_warm, X, D, Y, WB, C, E):
+def _outer_objective(code, means, laws, threshold, a, w_a, c_warm, eta_warm, X, D, Y, WB, C, E):
     """``Phi(w_a) = sum_j w_aj + sum_b g_b(w_a)`` and its gradient; fills the arm solutions."""
     n, m = means.shape
     value = 0.0
@@ -221,8 +220,7 @@ def _outer_objective(code, means, xs, xcs, ps, threshold, a, w_a, c_warm, eta_wa
         if b == a:
             continue
         g, c, eta = _arm_problem(
-            code, means[a], xs[a], xcs[a], ps[a], w_a, means[b], xs[b], xcs[b], ps[b], threshold,
-            c_warm[b], eta_warm[b], X[b], D[b], Y[b], WB[b],
+            code, means[a], w_a, means[b], laws, a, b, threshold, c_warm[b], eta_warm[b], X[b], D[b], Y[b], WB[b],
         )
         if not math.isfinite(g):
             return math.inf, grad
@@ -235,7 +233,7 @@ def _outer_objective(code, means, xs, xcs, ps, threshold, a, w_a, c_warm, eta_wa
 
 
 @njit(cache=True)
-def _column_sums(code, means, xs, xcs, ps, a, Y, D, C, alpha, nu_attr):
+def _column_sums(code, means, laws, a, Y, D, C, alpha, nu_attr):
     """Largest ``sum_k nu_k d(mu_ij, lambda^k_ij)`` over the pairs, and ``sum_k nu_k``."""
     n, m = means.shape
     best = 0.0
@@ -250,14 +248,14 @@ def _column_sums(code, means, xs, xcs, ps, a, Y, D, C, alpha, nu_attr):
         total += 1.0 / C[b]
         for j in range(m):
             row_a[j] += D[b, j] / C[b]
-            d = pair_divergence(means[b, j], Y[b, j], 1.0 - Y[b, j], code, xs[b, j], xcs[b, j], ps[b, j])
+            d = pair_divergence(means[b, j], Y[b, j], 1.0 - Y[b, j], code, laws, b, j)
             best = max(best, d / C[b])
     for j in range(m):
         best = max(best, row_a[j])
     return best, total
 
 
-def _structured(means, threshold, a, code, xs, xcs, ps, tol, max_iter):
+def _structured(means, threshold, a, code, laws, tol, max_iter):
     """Minimise ``Phi`` over ``w_a >= 1/d(mu_a, th)`` and certify: ``(w, lower, upper, iterations)``.
 
     Projected BFGS on ``log w_a`` with a backtracking line search that treats
@@ -266,8 +264,7 @@ def _structured(means, threshold, a, code, xs, xcs, ps, tol, max_iter):
     the KKT multipliers (derivation notes, "Certificate").
     """
     n, m = means.shape
-    alpha = np.array([pair_divergence(means[a, j], threshold, 1.0 - threshold, code, xs[a, j], xcs[a, j], ps[a, j])
-                      for j in range(m)])
+    alpha = np.array([pair_divergence(means[a, j], threshold, 1.0 - threshold, code, laws, a, j) for j in range(m)])
     floor = 1.0 / alpha
     X = np.zeros((n, m))
     D = np.zeros((n, m))
@@ -277,7 +274,7 @@ def _structured(means, threshold, a, code, xs, xcs, ps, tol, max_iter):
     E = np.zeros(n)
 
     def phi(w_a):
-        return _outer_objective(code, means, xs, xcs, ps, threshold, a, w_a, C.copy(), E.copy(), X, D, Y, WB, C, E)
+        return _outer_objective(code, means, laws, threshold, a, w_a, C.copy(), E.copy(), X, D, Y, WB, C, E)
 
     # Start: the (A) floor, raised uniformly until every arm problem is solvable.
     w_a = np.maximum(floor, floor.max())
@@ -296,10 +293,10 @@ def _structured(means, threshold, a, code, xs, xcs, ps, tol, max_iter):
     for iterations in range(1, max_iter + 1):
         W = WB.copy()
         W[a] = w_a
-        values = alternatives_kernel(means, threshold, np.ascontiguousarray(W), code, xs, xcs, ps)[3]
+        values = alternatives_kernel(means, threshold, np.ascontiguousarray(W), code, laws)[3]
         lower = float(values.min()) / float(W.sum())
         nu_attr = np.maximum(grad, 0.0) / alpha
-        column_max, nu_total = _column_sums(code, means, xs, xcs, ps, a, Y, D, C, alpha, nu_attr)
+        column_max, nu_total = _column_sums(code, means, laws, a, Y, D, C, alpha, nu_attr)
         upper = column_max / nu_total
         if lower > best[0]:
             best = (lower, best[1], W / W.sum())
@@ -373,7 +370,7 @@ def characteristic_time(instance: Instance, divergence: str = "bernoulli", *, me
     th = instance.threshold
     n, m = means.shape
     name = divergence.lower()
-    xs, xcs, ps = pair_laws(means, code, laws)
+    laws = pair_laws(means, code, laws)
     a, tie = answer_kernel(means, th)
     if a >= 0 and (tie >= 0 or means[a].min() <= th):
         return CharacteristicTime(math.inf, np.full((n, m), 1.0 / (n * m)), 0.0, 0.0, 0, 0.0, "degenerate", name)
@@ -383,14 +380,14 @@ def characteristic_time(instance: Instance, divergence: str = "bernoulli", *, me
         worst = np.empty(n, dtype=np.int64)
         for b in range(n):
             below = np.flatnonzero(means[b] < th)
-            levels = [pair_divergence(means[b, j], th, 1.0 - th, code, xs[b, j], xcs[b, j], ps[b, j]) for j in below]
+            levels = [pair_divergence(means[b, j], th, 1.0 - th, code, laws, b, j) for j in below]
             worst[b] = below[int(np.argmax(levels))]
             inv[b] = 1.0 / max(levels)
         total = float(inv.sum())
         for b in range(n):
             w[b, worst[b]] = inv[b] / total
         return CharacteristicTime(total, w, 1.0 / total, 0.0, 0, 1.0 / total, "closed-form", name)
-    w, value, upper, iterations = _structured(means, th, a, code, xs, xcs, ps, tol, int(max_iter))
+    w, value, upper, iterations = _structured(means, th, a, code, laws, tol, int(max_iter))
     gap = (upper - value) / value
     if not gap <= tol:
         warnings.warn(

@@ -2,14 +2,14 @@
 
 Three divergences ``d(mu, q)`` of one arm-attribute pair, selected by an integer code
 (:data:`DIVERGENCES`): the Bernoulli KL (the paper's model), the KL of Gaussians of
-variance 1/4, ``2 (mu - q)^2`` (means on the whole real line), and ``K_inf`` of
-the pair's reward law (:mod:`gbai.limits.reward_laws`). The compiled pair operations
-take the law as ``xs, xcs, ps`` (support, ``1 - support``, probabilities; empty arrays for the
-parametric codes): :func:`pair_divergence`, the point of the answer moving down
-:func:`lower_point`, of a challenger moving up :func:`upper_point` (Lagrangian
-minimisers of the overtake alternative) and :func:`level_point`. The scalar kernels
-take no validation; :func:`kl_bernoulli` and :func:`kl_gaussian` are the checked,
-broadcasting versions.
+variance 1/4, ``2 (mu - q)^2`` (means on the whole real line), and ``K_inf`` of the
+pair's reward law (:mod:`gbai.limits.reward_laws`). The compiled pair operations take
+the pair ``(i, j)`` and ``laws = (support, complement, probabilities)`` (N x M x K,
+empty for the parametric codes, read only by ``K_inf``): :func:`pair_divergence`, the
+point of the answer moving down :func:`lower_point`, of a challenger moving up
+:func:`upper_point` (Lagrangian minimisers of the overtake alternative) and
+:func:`level_point`. The scalar kernels take no validation; :func:`kl_bernoulli` and
+:func:`kl_gaussian` are the checked, broadcasting versions.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from .reward_laws import kinf_kernel, kinf_point, law_arrays, law_mean, law_vari
 __all__ = [
     "BERNOULLI", "DIVERGENCES", "GAUSSIAN", "KINF", "divergence_code", "divergence_scalar", "kl_bernoulli",
     "kl_bernoulli_complements", "kl_bernoulli_scalar", "kl_gaussian", "kl_gaussian_scalar", "level_point",
-    "lower_point", "pair_divergence", "pair_laws", "upper_point",
+    "lower_point", "pair_divergence", "pair_law", "pair_laws", "upper_point",
 ]
 
 #: Divergence names and the integer codes the kernels take.
@@ -93,13 +93,19 @@ def divergence_scalar(p: float, q: float, code: int) -> float:
 
 
 @njit(cache=True)
-def pair_divergence(mu: float, q: float, q_c: float, code: int, xs: np.ndarray, xcs: np.ndarray,
-                    ps: np.ndarray) -> float:
-    """``d(mu, q)`` of one pair, with ``q_c = 1 - q`` (used by the Bernoulli KL only)."""
+def pair_law(laws: tuple, i: int, j: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The reward law of pair ``(i, j)`` in ``laws = (support, complement, probabilities)``."""
+    return laws[0][i, j], laws[1][i, j], laws[2][i, j]
+
+
+@njit(cache=True)
+def pair_divergence(mu: float, q: float, q_c: float, code: int, laws: tuple, i: int, j: int) -> float:
+    """``d(mu, q)`` of pair ``(i, j)``, with ``q_c = 1 - q`` (used by the Bernoulli KL only)."""
     if code == BERNOULLI:
         return kl_bernoulli_complements(mu, 1.0 - mu, q, q_c)
     if code == GAUSSIAN:
         return kl_gaussian_scalar(mu, q)
+    xs, xcs, ps = pair_law(laws, i, j)
     return kinf_kernel(xs, xcs, ps, q)[0]
 
 
@@ -131,8 +137,7 @@ def _bernoulli_lower_root(mu, mu_c, w, eta):
 
 
 @njit(cache=True)
-def lower_point(mu: float, w: float, eta: float, code: int, xs: np.ndarray, xcs: np.ndarray,
-                ps: np.ndarray) -> tuple[float, float, float]:
+def lower_point(mu: float, w: float, eta: float, code: int, laws: tuple, i: int, j: int) -> tuple[float, float, float]:
     """``x(eta) = argmin_{x <= mu} w d(mu, x) + eta x`` for ``eta > 0``: ``(x, 1 - x, dx/deta)``.
 
     A pair of zero weight drops to 0 for free (Bernoulli, ``K_inf``); Gaussian
@@ -145,13 +150,14 @@ def lower_point(mu: float, w: float, eta: float, code: int, xs: np.ndarray, xcs:
         return 0.0, 1.0, 0.0
     if code == BERNOULLI:
         return _bernoulli_lower_root(mu, 1.0 - mu, w, eta)
+    xs, xcs, ps = pair_law(laws, i, j)
     x, _, curvature = kinf_point(xs, xcs, ps, law_mean(xs, ps), -eta / w)
     return x, 1.0 - x, (-1.0 / (w * curvature) if curvature > 0.0 else 0.0)
 
 
 @njit(cache=True)
-def upper_point(mu: float, w: float, eta: float, threshold: float, code: int, xs: np.ndarray, xcs: np.ndarray,
-                ps: np.ndarray) -> tuple[float, float, float]:
+def upper_point(mu: float, w: float, eta: float, threshold: float, code: int, laws: tuple, i: int,
+                j: int) -> tuple[float, float, float]:
     """``y(eta) = max(th, argmin_{y >= mu} w d(mu, y) - eta y)`` for ``eta > 0``: ``(y, 1 - y, dy/deta)``.
 
     A pair of zero weight rises to 1 for free (Bernoulli, ``K_inf``). The Bernoulli
@@ -167,6 +173,7 @@ def upper_point(mu: float, w: float, eta: float, threshold: float, code: int, xs
         y_c, y, dy_c = _bernoulli_lower_root(1.0 - mu, mu, w, eta)
         dy = -dy_c
     else:
+        xs, xcs, ps = pair_law(laws, i, j)
         y, _, curvature = kinf_point(xs, xcs, ps, law_mean(xs, ps), eta / w)
         y_c = 1.0 - y
         dy = 1.0 / (w * curvature) if curvature > 0.0 else 0.0
@@ -176,17 +183,17 @@ def upper_point(mu: float, w: float, eta: float, threshold: float, code: int, xs
 
 
 @njit(cache=True)
-def _value_slope(mu, y, code, xs, xcs, ps):
+def _value_slope(mu, y, code, laws, i, j):
     """``(d(mu, y), d'(mu, y))`` for Bernoulli or ``K_inf``."""
     if code == BERNOULLI:
         return kl_bernoulli_complements(mu, 1.0 - mu, y, 1.0 - y), (y - mu) / (y * (1.0 - y))
+    xs, xcs, ps = pair_law(laws, i, j)
     value, slope, _ = kinf_kernel(xs, xcs, ps, y)
     return value, slope
 
 
 @njit(cache=True)
-def level_point(mu: float, level: float, code: int, xs: np.ndarray, xcs: np.ndarray,
-                ps: np.ndarray) -> tuple[float, float]:
+def level_point(mu: float, level: float, code: int, laws: tuple, i: int, j: int) -> tuple[float, float]:
     """``(y, d'(mu, y))`` for the point ``y > mu`` with ``d(mu, y) = level > 0``.
 
     Newton on the convex increasing ``d(mu, .)`` on ``[mu, 1]``, safeguarded by
@@ -198,13 +205,14 @@ def level_point(mu: float, level: float, code: int, xs: np.ndarray, xcs: np.ndar
     if code == BERNOULLI:
         mean, variance = mu, mu * (1.0 - mu)
     else:
+        xs, _, ps = pair_law(laws, i, j)
         mean = law_mean(xs, ps)
         variance = law_variance(xs, ps, mean)
     lo = mean
     hi = 1.0
     y = min(mean + math.sqrt(2.0 * variance * level), 0.5 * (mean + 1.0))
     for _ in range(_ROOT_MAX_ITER):
-        value, slope = _value_slope(mu, y, code, xs, xcs, ps)
+        value, slope = _value_slope(mu, y, code, laws, i, j)
         if value < level:
             lo = y
         else:
@@ -216,7 +224,7 @@ def level_point(mu: float, level: float, code: int, xs: np.ndarray, xcs: np.ndar
             y = candidate
             break
         y = candidate
-    return y, _value_slope(mu, y, code, xs, xcs, ps)[1]
+    return y, _value_slope(mu, y, code, laws, i, j)[1]
 
 
 @vectorize(["float64(float64, float64)"], cache=True)
@@ -270,7 +278,7 @@ def divergence_code(divergence: str) -> int:
 
 
 def pair_laws(means: np.ndarray, code: int, laws: str | Sequence = "beta") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The ``(xs, xcs, ps)`` arrays (N, M, K) the kernels take: the laws for ``K_inf``, else empty.
+    """The ``laws`` the kernels take, ``(support, complement, probabilities)`` (N, M, K): empty but for ``K_inf``.
 
     ``laws`` is used by ``K_inf`` only; see :func:`gbai.limits.reward_laws.law_arrays`.
     """
