@@ -58,10 +58,10 @@ class _Oracle:
         key = w_flat.tobytes()
         if key != self._key:
             w = np.ascontiguousarray(w_flat.reshape(self.shape))
-            empty = np.zeros(self.shape + (0,))
             kinds, arms, attrs, values, rows_a, rows_b = alternatives_kernel(
-                self.means, self.threshold, w, self.code, (empty, empty, empty))
-            lams = np.array([alternative_lambda(self.means, self.threshold, kinds[k], arms[k], attrs[k], rows_a[k],
+                self.means, self.threshold, w, self.code, np.zeros((3,) + self.shape + (0,)))
+            a = answer_kernel(self.means, self.threshold)[0]
+            lams = np.array([alternative_lambda(self.means, self.threshold, a, kinds[k], arms[k], attrs[k], rows_a[k],
                                                 rows_b[k]) for k in range(len(values))])
             columns = _divergence_columns(self.means, lams, self.code).reshape(len(values), -1)
             self._key, self._values, self._columns = key, values, columns

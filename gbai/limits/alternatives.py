@@ -106,8 +106,8 @@ def _pair_cost(mu, value, value_c, w, code, laws, i, j):
 BOTH_ROWS, FREE_PAIRS, ANSWER_ROW = 0, 1, 2
 
 
-@njit(cache=True)
-def _gap(mu_a, w_a, mu_b, w_b, laws, a, b, threshold, eta, code, mode, target, x, y):
+@njit(cache=True, inline="always")  # the multiplier iteration's innermost call
+def _gap(means, weights, a, b, laws, threshold, eta, code, mode, target, x, y):
     """Fill ``x = x(eta)`` (and ``y = y(eta)``); return ``g(eta) = sum y - sum x`` and ``g'(eta)``.
 
     ``FREE_PAIRS``: only the zero-weight pairs move, as if they had weight 1.
@@ -115,22 +115,22 @@ def _gap(mu_a, w_a, mu_b, w_b, laws, a, b, threshold, eta, code, mode, target, x
     """
     g = target if mode == ANSWER_ROW else 0.0
     dg = 0.0
-    for j in range(mu_a.shape[0]):
-        if mode == FREE_PAIRS and w_a[j] > 0.0:
-            xj, dxj = mu_a[j], 0.0
+    for j in range(means.shape[1]):
+        if mode == FREE_PAIRS and weights[a, j] > 0.0:
+            xj, dxj = means[a, j], 0.0
         else:
-            weight = 1.0 if mode == FREE_PAIRS else w_a[j]
-            xj, _, dxj = lower_point(mu_a[j], weight, eta, code, laws, a, j)
+            weight = 1.0 if mode == FREE_PAIRS else weights[a, j]
+            xj, _, dxj = lower_point(means[a, j], weight, eta, code, laws, a, j)
         x[j] = xj
         if mode == ANSWER_ROW:
             g -= xj
             dg -= dxj
             continue
-        if mode == FREE_PAIRS and w_b[j] > 0.0:
-            yj, dyj = max(threshold, mu_b[j]), 0.0
+        if mode == FREE_PAIRS and weights[b, j] > 0.0:
+            yj, dyj = max(threshold, means[b, j]), 0.0
         else:
-            weight = 1.0 if mode == FREE_PAIRS else w_b[j]
-            yj, _, dyj = upper_point(mu_b[j], weight, eta, threshold, code, laws, b, j)
+            weight = 1.0 if mode == FREE_PAIRS else weights[b, j]
+            yj, _, dyj = upper_point(means[b, j], weight, eta, threshold, code, laws, b, j)
         y[j] = yj
         g += yj - xj
         dg += dyj - dxj
@@ -138,9 +138,9 @@ def _gap(mu_a, w_a, mu_b, w_b, laws, a, b, threshold, eta, code, mode, target, x
 
 
 @njit(cache=True)
-def solve_multiplier(mu_a: np.ndarray, w_a: np.ndarray, mu_b: np.ndarray, w_b: np.ndarray, laws: tuple, a: int,
-                     b: int, threshold: float, code: int, mode: int, target: float, tolerance: float, hi: float,
-                     guess: float, x: np.ndarray, y: np.ndarray) -> float:
+def solve_multiplier(means: np.ndarray, weights: np.ndarray, a: int, b: int, laws: np.ndarray, threshold: float,
+                     code: int, mode: int, target: float, tolerance: float, hi: float, guess: float, x: np.ndarray,
+                     y: np.ndarray) -> float:
     """The multiplier ``eta > 0`` of the mean constraint: the root of the increasing ``g`` of :func:`_gap`.
 
     Needs ``g(0+) < 0``; fills ``x`` (and ``y``) at the returned ``eta``, where
@@ -152,20 +152,20 @@ def solve_multiplier(mu_a: np.ndarray, w_a: np.ndarray, mu_b: np.ndarray, w_b: n
     iterations whose points are only accurate to rounding (``K_inf``, nested roots).
     """
     lo = 0.0
-    g_hi, _ = _gap(mu_a, w_a, mu_b, w_b, laws, a, b, threshold, hi, code, mode, target, x, y)
+    g_hi, _ = _gap(means, weights, a, b, laws, threshold, hi, code, mode, target, x, y)
     for _ in range(_BRACKET_MAX_ITER):
         if g_hi >= 0.0:
             break
         lo = hi
         hi *= 2.0
-        g_hi, _ = _gap(mu_a, w_a, mu_b, w_b, laws, a, b, threshold, hi, code, mode, target, x, y)
+        g_hi, _ = _gap(means, weights, a, b, laws, threshold, hi, code, mode, target, x, y)
     eta = guess if lo < guess < hi else 0.5 * (lo + hi)
     previous_step = hi - lo
     g = 0.0
     dg = 0.0
     fresh = False  # x, y, g hold the values at the current eta
     for _ in range(_ROOT_MAX_ITER):
-        g, dg = _gap(mu_a, w_a, mu_b, w_b, laws, a, b, threshold, eta, code, mode, target, x, y)
+        g, dg = _gap(means, weights, a, b, laws, threshold, eta, code, mode, target, x, y)
         fresh = True
         if 0.0 <= g <= tolerance:
             break
@@ -191,13 +191,13 @@ def solve_multiplier(mu_a: np.ndarray, w_a: np.ndarray, mu_b: np.ndarray, w_b: n
         if step <= 1e-15 * eta:
             break
     if not fresh:
-        g, dg = _gap(mu_a, w_a, mu_b, w_b, laws, a, b, threshold, eta, code, mode, target, x, y)
+        g, dg = _gap(means, weights, a, b, laws, threshold, eta, code, mode, target, x, y)
     if g < 0.0:
         # Doubling steps right until g >= 0; g(hi) >= 0 bounds them to 64.
         bump = max(-g / dg if dg > 0.0 else 0.0, 1e-16 * eta)
         for _ in range(64):
             trial = min(eta + bump, hi)
-            g, dg = _gap(mu_a, w_a, mu_b, w_b, laws, a, b, threshold, trial, code, mode, target, x, y)
+            g, dg = _gap(means, weights, a, b, laws, threshold, trial, code, mode, target, x, y)
             if g >= 0.0 or trial == hi:
                 eta = trial
                 break
@@ -206,7 +206,7 @@ def solve_multiplier(mu_a: np.ndarray, w_a: np.ndarray, mu_b: np.ndarray, w_b: n
 
 
 @njit(cache=True)
-def overtake(means: np.ndarray, threshold: float, weights: np.ndarray, a: int, b: int, code: int, laws: tuple,
+def overtake(means: np.ndarray, threshold: float, weights: np.ndarray, a: int, b: int, code: int, laws: np.ndarray,
              x: np.ndarray, y: np.ndarray) -> float:
     """Cost of alternative (B), arm ``b`` feasible with mean at least arm ``a``'s; fills ``x``, ``y``.
 
@@ -250,8 +250,7 @@ def overtake(means: np.ndarray, threshold: float, weights: np.ndarray, a: int, b
             hi = 4.0 * deficit / n_free
         else:
             hi = 2.0 * n_free / (capacity - deficit)
-        solve_multiplier(means[a], weights[a], means[b], weights[b], laws, a, b, threshold, code, FREE_PAIRS, 0.0,
-                         tolerance, hi, -1.0, x, y)
+        solve_multiplier(means, weights, a, b, laws, threshold, code, FREE_PAIRS, 0.0, tolerance, hi, -1.0, x, y)
         return base_cost
     if capacity == deficit:
         for j in range(m):
@@ -281,8 +280,7 @@ def overtake(means: np.ndarray, threshold: float, weights: np.ndarray, a: int, b
                 slope += _law_variance(means[b, j], code, laws, b, j) / weights[b, j]
         hi = 2.0 * total_w / m
     guess = deficit / slope if slope > 0.0 else -1.0
-    eta = solve_multiplier(means[a], weights[a], means[b], weights[b], laws, a, b, threshold, code, BOTH_ROWS, 0.0,
-                           tolerance, hi, guess, x, y)
+    eta = solve_multiplier(means, weights, a, b, laws, threshold, code, BOTH_ROWS, 0.0, tolerance, hi, guess, x, y)
     # The cost at the final eta, from the points and their complements.
     cost = 0.0
     gap = 0.0
@@ -324,7 +322,8 @@ def _is_tied_with(means, threshold, a, b):
 
 
 @njit(cache=True)
-def alternatives_kernel(means: np.ndarray, threshold: float, weights: np.ndarray, code: int, laws: tuple) -> tuple:
+def alternatives_kernel(means: np.ndarray, threshold: float, weights: np.ndarray, code: int,
+                        laws: np.ndarray) -> tuple:
     """Every alternative's cost: ``(kinds, arms, attrs, values, rows_a, rows_b)``.
 
     Feasible ``mu`` (answer ``a``): (A) for ``j = 0..M-1`` (``arms = a``,
@@ -333,8 +332,13 @@ def alternatives_kernel(means: np.ndarray, threshold: float, weights: np.ndarray
     ``rows_a[k]``, ``rows_b[k]`` are the new rows of ``a`` and ``b`` of a (B) entry
     (see :func:`alternative_lambda`).
     """
+    return _alternatives(means, threshold, weights, code, laws, answer_kernel(means, threshold)[0])
+
+
+@njit(cache=True)
+def _alternatives(means, threshold, weights, code, laws, a):
+    """:func:`alternatives_kernel` given the answer ``a`` of ``means``."""
     n, m = means.shape
-    a, _ = answer_kernel(means, threshold)
     count = n if a < 0 else m + n - 1
     kinds = np.empty(count, dtype=np.int64)
     arms = np.empty(count, dtype=np.int64)
@@ -370,14 +374,13 @@ def alternatives_kernel(means: np.ndarray, threshold: float, weights: np.ndarray
 
 
 @njit(cache=True)
-def alternative_lambda(means: np.ndarray, threshold: float, kind: int, arm: int, attr: int, row_a: np.ndarray,
-                       row_b: np.ndarray) -> np.ndarray:
-    """The alternative ``lambda`` of one entry of :func:`alternatives_kernel`."""
+def alternative_lambda(means: np.ndarray, threshold: float, a: int, kind: int, arm: int, attr: int,
+                       row_a: np.ndarray, row_b: np.ndarray) -> np.ndarray:
+    """The alternative ``lambda`` of one entry of :func:`alternatives_kernel`; ``a`` is the answer of ``means``."""
     lam = means.copy()
     if kind == KIND_BEST_INFEASIBLE:
         lam[arm, attr] = threshold
     elif kind == KIND_OVERTAKE:
-        a, _ = answer_kernel(means, threshold)
         lam[a, :] = row_a
         lam[arm, :] = row_b
     elif kind == KIND_BECOME_FEASIBLE:
@@ -389,7 +392,7 @@ def alternative_lambda(means: np.ndarray, threshold: float, kind: int, arm: int,
 
 @njit(cache=True)
 def best_response_laws_kernel(means: np.ndarray, threshold: float, weights: np.ndarray, code: int,
-                              laws: tuple) -> tuple:
+                              laws: np.ndarray) -> tuple:
     """Best response ``min_{lambda in cl Alt(mu)} sum w d(mu, lambda)`` and a minimiser.
 
     Returns ``(value, lam, kind, arm_b, attr_j)``: ``arm_b`` is the arm made better
@@ -400,13 +403,13 @@ def best_response_laws_kernel(means: np.ndarray, threshold: float, weights: np.n
     a, tie = answer_kernel(means, threshold)
     if tie >= 0:
         return 0.0, means.copy(), KIND_TIE, tie, -1
-    kinds, arms, attrs, values, rows_a, rows_b = alternatives_kernel(means, threshold, weights, code, laws)
+    kinds, arms, attrs, values, rows_a, rows_b = _alternatives(means, threshold, weights, code, laws, a)
     best = 0
     for k in range(1, values.size):
         if values[k] < values[best]:
             best = k
     kind = kinds[best]
-    lam = alternative_lambda(means, threshold, kind, arms[best], attrs[best], rows_a[best], rows_b[best])
+    lam = alternative_lambda(means, threshold, a, kind, arms[best], attrs[best], rows_a[best], rows_b[best])
     arm_b = -1 if kind == KIND_BEST_INFEASIBLE else arms[best]
     return values[best], lam, kind, arm_b, attrs[best]
 
@@ -415,16 +418,14 @@ def best_response_laws_kernel(means: np.ndarray, threshold: float, weights: np.n
 def best_response_kernel(means: np.ndarray, threshold: float, weights: np.ndarray, code: int) -> tuple:
     """:func:`best_response_laws_kernel` for the parametric codes (no reward laws)."""
     n, m = means.shape
-    empty = np.zeros((n, m, 0))
-    return best_response_laws_kernel(means, threshold, weights, code, (empty, empty, empty))
+    return best_response_laws_kernel(means, threshold, weights, code, np.zeros((3, n, m, 0)))
 
 
 @njit(cache=True)
 def alternative_values_kernel(means: np.ndarray, threshold: float, weights: np.ndarray, code: int) -> tuple:
     """``(kinds, arms, attrs, values)`` of :func:`alternatives_kernel` for the parametric codes."""
     n, m = means.shape
-    empty = np.zeros((n, m, 0))
-    kinds, arms, attrs, values, _, _ = alternatives_kernel(means, threshold, weights, code, (empty, empty, empty))
+    kinds, arms, attrs, values, _, _ = alternatives_kernel(means, threshold, weights, code, np.zeros((3, n, m, 0)))
     return kinds, arms, attrs, values
 
 

@@ -61,20 +61,20 @@ def check_instance(instance: object) -> Instance:
 
 
 @njit(cache=True)
-def _answer_side(code, mu_a, w_a, laws, a, target, eta_guess, x_out, d_out):
-    """``eta`` with ``sum_j x_j(eta) <= target``, as close as floats allow; fills ``x`` and ``d(mu_a, x)``.
+def _answer_side(code, means, weights, laws, a, target, eta_guess, x_out, d_out):
+    """``eta`` with ``sum_j x_j(eta) <= target`` for the answer's row ``a``; fills ``x`` and ``d(mu_a, x)``.
 
     Returns ``(eta, sum_j w_aj d(mu_aj, x_j))``.
     """
     hi = 2.0 * eta_guess if eta_guess > 0.0 else 1.0
-    eta = solve_multiplier(mu_a, w_a, mu_a, w_a, laws, a, a, 0.0, code, ANSWER_ROW, target, 1e-15 * target, hi,
-                           eta_guess, x_out, x_out)
+    eta = solve_multiplier(means, weights, a, a, laws, 0.0, code, ANSWER_ROW, target, 1e-15 * target, hi, eta_guess,
+                           x_out, x_out)
     cost = 0.0
-    for j in range(mu_a.shape[0]):
-        x, x_c, _ = lower_point(mu_a[j], w_a[j], eta, code, laws, a, j)
+    for j in range(means.shape[1]):
+        x, x_c, _ = lower_point(means[a, j], weights[a, j], eta, code, laws, a, j)
         x_out[j] = x
-        d_out[j] = pair_divergence(mu_a[j], x, x_c, code, laws, a, j)
-        cost += w_a[j] * d_out[j]
+        d_out[j] = pair_divergence(means[a, j], x, x_c, code, laws, a, j)
+        cost += weights[a, j] * d_out[j]
     return eta, cost
 
 
@@ -106,13 +106,15 @@ def _level_points(code, mu_b, laws, b, c, c0, j0, threshold, y_out, s_out):
 
 
 @njit(cache=True)
-def _arm_problem(code, mu_a, w_a, mu_b, laws, a, b, threshold, c_guess, eta_guess, x_out, d_out, y_out, wb_out):
-    """``g_b(w_a)``, the least weight of arm ``b`` that makes its overtake cost 1: ``(g, c, eta)``.
+def _arm_problem(code, means, weights, laws, a, b, threshold, c_guess, eta_guess, x_out, d_out, y_out, wb_out):
+    """``(g_b, c, eta)``: the least weight of arm ``b`` that makes its overtake cost 1, at ``w_a = weights[a]``.
 
     Every pair of ``b`` sits at the same divergence level ``c``, found as the root of
     the decreasing ``F(c) = 1`` in ``log(c - c0)`` by Illinois regula falsi
     (derivation notes, "Structured solver"); ``g = inf`` outside the domain.
     """
+    mu_a = means[a]
+    mu_b = means[b]
     m = mu_b.shape[0]
     sum_a = 0.0
     for j in range(m):
@@ -142,7 +144,7 @@ def _arm_problem(code, mu_a, w_a, mu_b, laws, a, b, threshold, c_guess, eta_gues
                 x_out[j] = mu_a[j]
                 d_out[j] = 0.0
             return 0.0, 0.0, omega
-        eta, cost = _answer_side(code, mu_a, w_a, laws, a, total, eta_start, x_out, d_out)
+        eta, cost = _answer_side(code, means, weights, laws, a, total, eta_start, x_out, d_out)
         return cost + c * eta * omega, eta, omega
 
     if c0 > 0.0:
@@ -161,7 +163,7 @@ def _arm_problem(code, mu_a, w_a, mu_b, laws, a, b, threshold, c_guess, eta_gues
             total += max(mu_b[j], threshold)
         if total >= sum_a:
             return math.inf, 0.0, 0.0
-        _, limit = _answer_side(code, mu_a, w_a, laws, a, total, eta_guess, x_out, d_out)
+        _, limit = _answer_side(code, means, weights, laws, a, total, eta_guess, x_out, d_out)
         if limit <= 1.0:
             return math.inf, 0.0, 0.0
     u = math.log(c_guess - c0) if c_guess > c0 else math.log(max(c0, 1e-3))
@@ -214,13 +216,15 @@ def _outer_objective(code, means, laws, threshold, a, w_a, c_warm, eta_warm, X, 
     n, m = means.shape
     value = 0.0
     grad = np.ones(m)
+    weights = np.zeros((n, m))
+    weights[a] = w_a
     for j in range(m):
         value += w_a[j]
     for b in range(n):
         if b == a:
             continue
         g, c, eta = _arm_problem(
-            code, means[a], w_a, means[b], laws, a, b, threshold, c_warm[b], eta_warm[b], X[b], D[b], Y[b], WB[b],
+            code, means, weights, laws, a, b, threshold, c_warm[b], eta_warm[b], X[b], D[b], Y[b], WB[b],
         )
         if not math.isfinite(g):
             return math.inf, grad

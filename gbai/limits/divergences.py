@@ -4,8 +4,8 @@ Three divergences ``d(mu, q)`` of one arm-attribute pair, selected by an integer
 (:data:`DIVERGENCES`): the Bernoulli KL (the paper's model), the KL of Gaussians of
 variance 1/4, ``2 (mu - q)^2`` (means on the whole real line), and ``K_inf`` of the
 pair's reward law (:mod:`gbai.limits.reward_laws`). The compiled pair operations take
-the pair ``(i, j)`` and ``laws = (support, complement, probabilities)`` (N x M x K,
-empty for the parametric codes, read only by ``K_inf``): :func:`pair_divergence`, the
+the pair ``(i, j)`` and ``laws``, the support, complement and probabilities of every
+pair's law stacked in a 3 x N x M x K array (K = 0 for the parametric codes): :func:`pair_divergence`, the
 point of the answer moving down :func:`lower_point`, of a challenger moving up
 :func:`upper_point` (Lagrangian minimisers of the overtake alternative) and
 :func:`level_point`. The scalar kernels take no validation; :func:`kl_bernoulli` and
@@ -93,13 +93,13 @@ def divergence_scalar(p: float, q: float, code: int) -> float:
 
 
 @njit(cache=True)
-def pair_law(laws: tuple, i: int, j: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The reward law of pair ``(i, j)`` in ``laws = (support, complement, probabilities)``."""
-    return laws[0][i, j], laws[1][i, j], laws[2][i, j]
+def pair_law(laws: np.ndarray, i: int, j: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The support, complement and probabilities of the reward law of pair ``(i, j)``."""
+    return laws[0, i, j], laws[1, i, j], laws[2, i, j]
 
 
 @njit(cache=True)
-def pair_divergence(mu: float, q: float, q_c: float, code: int, laws: tuple, i: int, j: int) -> float:
+def pair_divergence(mu: float, q: float, q_c: float, code: int, laws: np.ndarray, i: int, j: int) -> float:
     """``d(mu, q)`` of pair ``(i, j)``, with ``q_c = 1 - q`` (used by the Bernoulli KL only)."""
     if code == BERNOULLI:
         return kl_bernoulli_complements(mu, 1.0 - mu, q, q_c)
@@ -137,7 +137,8 @@ def _bernoulli_lower_root(mu, mu_c, w, eta):
 
 
 @njit(cache=True)
-def lower_point(mu: float, w: float, eta: float, code: int, laws: tuple, i: int, j: int) -> tuple[float, float, float]:
+def lower_point(mu: float, w: float, eta: float, code: int, laws: np.ndarray, i: int,
+                j: int) -> tuple[float, float, float]:
     """``x(eta) = argmin_{x <= mu} w d(mu, x) + eta x`` for ``eta > 0``: ``(x, 1 - x, dx/deta)``.
 
     A pair of zero weight drops to 0 for free (Bernoulli, ``K_inf``); Gaussian
@@ -156,7 +157,7 @@ def lower_point(mu: float, w: float, eta: float, code: int, laws: tuple, i: int,
 
 
 @njit(cache=True)
-def upper_point(mu: float, w: float, eta: float, threshold: float, code: int, laws: tuple, i: int,
+def upper_point(mu: float, w: float, eta: float, threshold: float, code: int, laws: np.ndarray, i: int,
                 j: int) -> tuple[float, float, float]:
     """``y(eta) = max(th, argmin_{y >= mu} w d(mu, y) - eta y)`` for ``eta > 0``: ``(y, 1 - y, dy/deta)``.
 
@@ -193,7 +194,7 @@ def _value_slope(mu, y, code, laws, i, j):
 
 
 @njit(cache=True)
-def level_point(mu: float, level: float, code: int, laws: tuple, i: int, j: int) -> tuple[float, float]:
+def level_point(mu: float, level: float, code: int, laws: np.ndarray, i: int, j: int) -> tuple[float, float]:
     """``(y, d'(mu, y))`` for the point ``y > mu`` with ``d(mu, y) = level > 0``.
 
     Newton on the convex increasing ``d(mu, .)`` on ``[mu, 1]``, safeguarded by
@@ -277,12 +278,11 @@ def divergence_code(divergence: str) -> int:
     return DIVERGENCES[divergence.lower()]
 
 
-def pair_laws(means: np.ndarray, code: int, laws: str | Sequence = "beta") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The ``laws`` the kernels take, ``(support, complement, probabilities)`` (N, M, K): empty but for ``K_inf``.
+def pair_laws(means: np.ndarray, code: int, laws: str | Sequence = "beta") -> np.ndarray:
+    """The ``laws`` array the kernels take: :func:`law_arrays` stacked (3 x N x M x K), K = 0 but for ``K_inf``.
 
     ``laws`` is used by ``K_inf`` only; see :func:`gbai.limits.reward_laws.law_arrays`.
     """
     if code == KINF:
-        return law_arrays(means, laws)
-    empty = np.zeros(np.shape(means) + (0,))
-    return empty, empty, empty
+        return np.stack(law_arrays(means, laws))
+    return np.zeros((3,) + np.shape(means) + (0,))
