@@ -294,22 +294,15 @@ def law_arrays(means: ArrayLike, laws: str | Sequence = "beta") -> tuple[np.ndar
         grid = laws
         if len(grid) != n or any(len(row) != m for row in grid):
             raise ValueError(f"laws must be an {n} x {m} grid of RewardLaw")
-        for i in range(n):
-            for j in range(m):
-                law = grid[i][j]
-                if not isinstance(law, RewardLaw):
-                    raise ValueError(f"laws[{i}][{j}] is not a RewardLaw")
-                if abs(law.mean - means[i, j]) > 1e-9:
-                    raise ValueError(f"laws[{i}][{j}] has mean {law.mean!r}, the instance says {means[i, j]!r}")
-    size = max(grid[i][j].support.size for i in range(n) for j in range(m))
-    support = np.zeros((n, m, size))
-    complement = np.ones((n, m, size))
-    probabilities = np.zeros((n, m, size))
-    for i in range(n):
-        for j in range(m):
-            law = grid[i][j]
-            k = law.support.size
-            support[i, j, :k] = law.support
-            complement[i, j, :k] = law.complement
-            probabilities[i, j, :k] = law.probabilities
-    return support, complement, probabilities
+        for (i, j), mean in np.ndenumerate(means):
+            if not isinstance(grid[i][j], RewardLaw):
+                raise ValueError(f"laws[{i}][{j}] is not a RewardLaw")
+            if abs(grid[i][j].mean - mean) > 1e-9:
+                raise ValueError(f"laws[{i}][{j}] has mean {grid[i][j].mean!r}, the instance says {float(mean)!r}")
+    size = max(law.support.size for row in grid for law in row)
+    arrays = (np.zeros((n, m, size)), np.ones((n, m, size)), np.zeros((n, m, size)))
+    for (i, j), _ in np.ndenumerate(means):
+        law = grid[i][j]
+        for array, values in zip(arrays, (law.support, law.complement, law.probabilities)):
+            array[i, j, :values.size] = values
+    return arrays
