@@ -23,7 +23,7 @@ from numba import njit
 from numpy.typing import ArrayLike
 
 from ..model import MEAN_TOLERANCE, Instance
-from .divergences import (BERNOULLI, GAUSSIAN, KINF, divergence_code, lower_point, pair_divergence, pair_law, pair_laws,
+from .divergences import (BERNOULLI, GAUSSIAN, KINF, divergence_code, lower_point, pair_divergence, pair_laws,
                           upper_point)
 from .reward_laws import law_mean, law_variance
 
@@ -42,6 +42,8 @@ KIND_NAMES = ("best-infeasible", "overtake", "become-feasible", "tie")
 
 _ROOT_MAX_ITER = 200
 _BRACKET_MAX_ITER = 200
+#: The laws of the parametric codes: a compile-time constant, whose reference count costs nothing.
+_NO_LAWS = np.zeros((3, 0, 0, 0))
 
 
 @njit(cache=True)
@@ -82,8 +84,7 @@ def _law_variance(mu, code, laws, i, j):
     """The variance of the reward law of pair ``(i, j)``: ``mu (1 - mu)`` for Bernoulli."""
     if code == BERNOULLI:
         return mu * (1.0 - mu)
-    xs, _, ps = pair_law(laws, i, j)
-    return law_variance(xs, ps, law_mean(xs, ps))
+    return law_variance(laws, i, j, law_mean(laws, i, j))
 
 
 @njit(cache=True)
@@ -417,15 +418,13 @@ def best_response_laws_kernel(means: np.ndarray, threshold: float, weights: np.n
 @njit(cache=True)
 def best_response_kernel(means: np.ndarray, threshold: float, weights: np.ndarray, code: int) -> tuple:
     """:func:`best_response_laws_kernel` for the parametric codes (no reward laws)."""
-    n, m = means.shape
-    return best_response_laws_kernel(means, threshold, weights, code, np.zeros((3, n, m, 0)))
+    return best_response_laws_kernel(means, threshold, weights, code, _NO_LAWS)
 
 
 @njit(cache=True)
 def alternative_values_kernel(means: np.ndarray, threshold: float, weights: np.ndarray, code: int) -> tuple:
     """``(kinds, arms, attrs, values)`` of :func:`alternatives_kernel` for the parametric codes."""
-    n, m = means.shape
-    kinds, arms, attrs, values, _, _ = alternatives_kernel(means, threshold, weights, code, np.zeros((3, n, m, 0)))
+    kinds, arms, attrs, values, _, _ = alternatives_kernel(means, threshold, weights, code, _NO_LAWS)
     return kinds, arms, attrs, values
 
 

@@ -26,7 +26,7 @@ from .reward_laws import kinf_kernel, kinf_point, law_arrays, law_mean, law_vari
 __all__ = [
     "BERNOULLI", "DIVERGENCES", "GAUSSIAN", "KINF", "divergence_code", "divergence_scalar", "kl_bernoulli",
     "kl_bernoulli_complements", "kl_bernoulli_scalar", "kl_gaussian", "kl_gaussian_scalar", "level_point",
-    "lower_point", "pair_divergence", "pair_law", "pair_laws", "upper_point",
+    "lower_point", "pair_divergence", "pair_laws", "upper_point",
 ]
 
 #: Divergence names and the integer codes the kernels take.
@@ -92,21 +92,16 @@ def divergence_scalar(p: float, q: float, code: int) -> float:
     return kl_gaussian_scalar(p, q)
 
 
-@njit(cache=True)
-def pair_law(laws: np.ndarray, i: int, j: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The support, complement and probabilities of the reward law of pair ``(i, j)``."""
-    return laws[0, i, j], laws[1, i, j], laws[2, i, j]
-
-
-@njit(cache=True)
+# The pair operations are inlined where they are called: a call that passes the laws
+# array costs two atomic reference-count updates, per pair and per iteration.
+@njit(cache=True, inline="always")
 def pair_divergence(mu: float, q: float, q_c: float, code: int, laws: np.ndarray, i: int, j: int) -> float:
     """``d(mu, q)`` of pair ``(i, j)``, with ``q_c = 1 - q`` (used by the Bernoulli KL only)."""
     if code == BERNOULLI:
         return kl_bernoulli_complements(mu, 1.0 - mu, q, q_c)
     if code == GAUSSIAN:
         return kl_gaussian_scalar(mu, q)
-    xs, xcs, ps = pair_law(laws, i, j)
-    return kinf_kernel(xs, xcs, ps, q)[0]
+    return kinf_kernel(laws, i, j, q)[0]
 
 
 @njit(cache=True)
@@ -136,7 +131,7 @@ def _bernoulli_lower_root(mu, mu_c, w, eta):
     return x, x_c, 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def lower_point(mu: float, w: float, eta: float, code: int, laws: np.ndarray, i: int,
                 j: int) -> tuple[float, float, float]:
     """``x(eta) = argmin_{x <= mu} w d(mu, x) + eta x`` for ``eta > 0``: ``(x, 1 - x, dx/deta)``.
@@ -151,12 +146,11 @@ def lower_point(mu: float, w: float, eta: float, code: int, laws: np.ndarray, i:
         return 0.0, 1.0, 0.0
     if code == BERNOULLI:
         return _bernoulli_lower_root(mu, 1.0 - mu, w, eta)
-    xs, xcs, ps = pair_law(laws, i, j)
-    x, _, curvature = kinf_point(xs, xcs, ps, law_mean(xs, ps), -eta / w)
+    x, _, curvature = kinf_point(laws, i, j, law_mean(laws, i, j), -eta / w)
     return x, 1.0 - x, (-1.0 / (w * curvature) if curvature > 0.0 else 0.0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def upper_point(mu: float, w: float, eta: float, threshold: float, code: int, laws: np.ndarray, i: int,
                 j: int) -> tuple[float, float, float]:
     """``y(eta) = max(th, argmin_{y >= mu} w d(mu, y) - eta y)`` for ``eta > 0``: ``(y, 1 - y, dy/deta)``.
@@ -174,8 +168,7 @@ def upper_point(mu: float, w: float, eta: float, threshold: float, code: int, la
         y_c, y, dy_c = _bernoulli_lower_root(1.0 - mu, mu, w, eta)
         dy = -dy_c
     else:
-        xs, xcs, ps = pair_law(laws, i, j)
-        y, _, curvature = kinf_point(xs, xcs, ps, law_mean(xs, ps), eta / w)
+        y, _, curvature = kinf_point(laws, i, j, law_mean(laws, i, j), eta / w)
         y_c = 1.0 - y
         dy = 1.0 / (w * curvature) if curvature > 0.0 else 0.0
     if y < threshold:
@@ -188,8 +181,7 @@ def _value_slope(mu, y, code, laws, i, j):
     """``(d(mu, y), d'(mu, y))`` for Bernoulli or ``K_inf``."""
     if code == BERNOULLI:
         return kl_bernoulli_complements(mu, 1.0 - mu, y, 1.0 - y), (y - mu) / (y * (1.0 - y))
-    xs, xcs, ps = pair_law(laws, i, j)
-    value, slope, _ = kinf_kernel(xs, xcs, ps, y)
+    value, slope, _ = kinf_kernel(laws, i, j, y)
     return value, slope
 
 
@@ -206,9 +198,8 @@ def level_point(mu: float, level: float, code: int, laws: np.ndarray, i: int, j:
     if code == BERNOULLI:
         mean, variance = mu, mu * (1.0 - mu)
     else:
-        xs, _, ps = pair_law(laws, i, j)
-        mean = law_mean(xs, ps)
-        variance = law_variance(xs, ps, mean)
+        mean = law_mean(laws, i, j)
+        variance = law_variance(laws, i, j, mean)
     lo = mean
     hi = 1.0
     y = min(mean + math.sqrt(2.0 * variance * level), 0.5 * (mean + 1.0))

@@ -29,51 +29,53 @@ _TANH_SINH_STEP = 1.0 / 12.0
 _TANH_SINH_HALF_WIDTH = 4.0
 
 
-# Kernels on one discrete law: support xs, complements xcs = 1 - xs, probabilities ps.
+# Kernels on the law of pair (i, j) in laws[0] (support), laws[1] (1 - support), laws[2] (probabilities).
 @njit(cache=True)
-def law_mean(xs: np.ndarray, ps: np.ndarray) -> float:
-    """The mean of a discrete law."""
+def law_mean(laws: np.ndarray, i: int, j: int) -> float:
+    """The mean of the law of pair ``(i, j)``."""
     total = 0.0
-    for k in range(xs.shape[0]):
-        total += ps[k] * xs[k]
+    for k in range(laws.shape[3]):
+        total += laws[2, i, j, k] * laws[0, i, j, k]
     return total
 
 
 @njit(cache=True)
-def law_variance(xs: np.ndarray, ps: np.ndarray, mean: float) -> float:
-    """The variance of a discrete law with the given mean."""
+def law_variance(laws: np.ndarray, i: int, j: int, mean: float) -> float:
+    """The variance of the law of pair ``(i, j)``, whose mean is ``mean``."""
     total = 0.0
-    for k in range(xs.shape[0]):
-        total += ps[k] * (xs[k] - mean) ** 2
+    for k in range(laws.shape[3]):
+        total += laws[2, i, j, k] * (laws[0, i, j, k] - mean) ** 2
     return total
 
 
 @njit(cache=True)
-def kinf_kernel(xs: np.ndarray, xcs: np.ndarray, ps: np.ndarray, x: float) -> tuple[float, float, float]:
-    """``(K_inf(nu, x), dK/dx, d2K/dx2)`` by the dual in ``t`` in [0, 1] (derivation notes, "K_inf").
+def kinf_kernel(laws: np.ndarray, i: int, j: int, x: float) -> tuple[float, float, float]:
+    """``(K_inf(nu, x), dK/dx, d2K/dx2)`` for the law ``nu`` of pair ``(i, j)``.
+
+    By the dual in ``t`` in [0, 1] (derivation notes, "K_inf").
 
     The curvature is NaN at ``x = mean``; ``x`` at 0 or 1 beyond the support's reach
     gives ``(inf, +-inf, nan)``.
     """
-    mean = law_mean(xs, ps)
+    mean = law_mean(laws, i, j)
     if x == mean:
         return 0.0, 0.0, math.nan
     up = x > mean
     scale = (1.0 - x) if up else x
     if scale <= 0.0:
-        for k in range(xs.shape[0]):
-            if ps[k] > 0.0 and (xcs[k] if up else xs[k]) > 0.0:
+        for k in range(laws.shape[3]):
+            if laws[2, i, j, k] > 0.0 and (laws[1, i, j, k] if up else laws[0, i, j, k]) > 0.0:
                 return math.inf, (math.inf if up else -math.inf), math.nan
         return 0.0, 0.0, math.nan
     # t = 1 is optimal when E[1/R] <= 1 (which needs R > 0 on the support).
     inv_mean = 0.0
-    for k in range(xs.shape[0]):
-        if ps[k] > 0.0:
-            r = (xcs[k] if up else xs[k]) / scale
+    for k in range(laws.shape[3]):
+        if laws[2, i, j, k] > 0.0:
+            r = (laws[1, i, j, k] if up else laws[0, i, j, k]) / scale
             if r <= 0.0:
                 inv_mean = math.inf
                 break
-            inv_mean += ps[k] / r
+            inv_mean += laws[2, i, j, k] / r
     t = 1.0
     if not inv_mean <= 1.0:
         lo = 0.0
@@ -82,16 +84,16 @@ def kinf_kernel(xs: np.ndarray, xcs: np.ndarray, ps: np.ndarray, x: float) -> tu
         for _ in range(_NEWTON_MAX_ITER):
             d1 = 0.0
             d2 = 0.0
-            for k in range(xs.shape[0]):
-                if ps[k] > 0.0:
-                    r = (xcs[k] if up else xs[k]) / scale
+            for k in range(laws.shape[3]):
+                if laws[2, i, j, k] > 0.0:
+                    r = (laws[1, i, j, k] if up else laws[0, i, j, k]) / scale
                     denominator = (1.0 - t) + t * r
                     if denominator <= 0.0:
                         d1 = -math.inf
                         break
                     ratio = (r - 1.0) / denominator
-                    d1 += ps[k] * ratio
-                    d2 -= ps[k] * ratio * ratio
+                    d1 += laws[2, i, j, k] * ratio
+                    d2 -= laws[2, i, j, k] * ratio * ratio
             if d1 > 0.0:
                 lo = t
             else:
@@ -112,17 +114,17 @@ def kinf_kernel(xs: np.ndarray, xcs: np.ndarray, ps: np.ndarray, x: float) -> tu
     inv_d2 = 0.0
     z2_d2 = 0.0
     lam = (t / (1.0 - x)) if up else (-t / x)
-    for k in range(xs.shape[0]):
-        if ps[k] > 0.0:
-            r = (xcs[k] if up else xs[k]) / scale
+    for k in range(laws.shape[3]):
+        if laws[2, i, j, k] > 0.0:
+            r = (laws[1, i, j, k] if up else laws[0, i, j, k]) / scale
             arg = t * (r - 1.0)
             # D = (1 - t) + t R keeps its digits when D is tiny, log1p(arg) near D = 1.
             denominator = (1.0 - t) + t * r
-            value += ps[k] * (math.log1p(arg) if arg > -0.5 else math.log(denominator))
-            inv_d += ps[k] * r / denominator
-            inv_d2 += ps[k] / (denominator * denominator)
-            z = xs[k] - x
-            z2_d2 += ps[k] * z * z / (denominator * denominator)
+            value += laws[2, i, j, k] * (math.log1p(arg) if arg > -0.5 else math.log(denominator))
+            inv_d += laws[2, i, j, k] * r / denominator
+            inv_d2 += laws[2, i, j, k] / (denominator * denominator)
+            z = laws[0, i, j, k] - x
+            z2_d2 += laws[2, i, j, k] * z * z / (denominator * denominator)
     slope = lam * inv_d
     if t < 1.0:
         curvature = inv_d2 / z2_d2 if z2_d2 > 0.0 else math.nan
@@ -132,8 +134,7 @@ def kinf_kernel(xs: np.ndarray, xcs: np.ndarray, ps: np.ndarray, x: float) -> tu
 
 
 @njit(cache=True)
-def kinf_point(xs: np.ndarray, xcs: np.ndarray, ps: np.ndarray, mean: float,
-               slope: float) -> tuple[float, float, float]:
+def kinf_point(laws: np.ndarray, i: int, j: int, mean: float, slope: float) -> tuple[float, float, float]:
     """``(z, K_inf(nu, z), d2K/dz2)`` at the point with ``dK_inf/dz = slope``.
 
     ``z < mean`` for a negative slope, ``z > mean`` for a positive one (``K_inf`` is
@@ -143,10 +144,10 @@ def kinf_point(xs: np.ndarray, xcs: np.ndarray, ps: np.ndarray, mean: float,
         return mean, 0.0, math.nan
     lo, hi = (0.0, mean) if slope < 0.0 else (mean, 1.0)
     # Start from the local quadratic model K ~ (z - m)^2 / (2 var).
-    z = mean + slope * law_variance(xs, ps, mean)
+    z = mean + slope * law_variance(laws, i, j, mean)
     if not (lo < z < hi):
         z = 0.5 * (lo + hi)
-    value, s, curvature = kinf_kernel(xs, xcs, ps, z)
+    value, s, curvature = kinf_kernel(laws, i, j, z)
     for _ in range(2 * _NEWTON_MAX_ITER):
         if s == slope:
             break
@@ -160,7 +161,7 @@ def kinf_point(xs: np.ndarray, xcs: np.ndarray, ps: np.ndarray, mean: float,
         if abs(candidate - z) <= 1e-15 * max(abs(z), 1e-300):
             break
         z = candidate
-        value, s, curvature = kinf_kernel(xs, xcs, ps, z)
+        value, s, curvature = kinf_kernel(laws, i, j, z)
     return z, value, curvature
 
 
@@ -243,18 +244,22 @@ class RewardLaw:
         values, counts = np.unique(draws, return_counts=True)
         return cls.discrete(values, counts / counts.sum())
 
+    def as_laws(self) -> np.ndarray:
+        """The law as the 3 x 1 x 1 x K ``laws`` array of the kernels (a single pair)."""
+        return np.stack([self.support, self.complement, self.probabilities])[:, None, None, :].copy()
+
     @property
     def mean(self) -> float:
         """The mean of the law."""
-        return float(law_mean(self.support, self.probabilities))
+        return float(law_mean(self.as_laws(), 0, 0))
 
     def kinf(self, x: float) -> float:
         """``K_inf(self, x)`` for ``x`` in [0, 1] (0 at the mean)."""
-        return float(kinf_kernel(self.support, self.complement, self.probabilities, _check_unit(x, "K_inf's x"))[0])
+        return float(kinf_kernel(self.as_laws(), 0, 0, _check_unit(x, "K_inf's x"))[0])
 
     def kinf_slope(self, x: float) -> float:
         """``dK_inf(self, x)/dx`` (envelope theorem)."""
-        return float(kinf_kernel(self.support, self.complement, self.probabilities, _check_unit(x, "K_inf's x"))[1])
+        return float(kinf_kernel(self.as_laws(), 0, 0, _check_unit(x, "K_inf's x"))[1])
 
 
 def _check_unit(value, name: str) -> float:
