@@ -39,7 +39,7 @@ Betting adapts to the variance: for Bernoulli rewards the best constant bet grow
 the log-capital at rate ``kl(mu, mu_TH)`` per sample (the Bernoulli limit), and for
 less variable rewards faster.
 
-**The stopping rule.** With ``a`` the empirical answer (:func:`gbai.lower_bounds.
+**The stopping rule.** With ``a`` the empirical answer (:func:`gbai.limits.
 alternatives.answer_kernel` of the pair means) and ``c = ln((N + M - 1)/delta)``,
 stop when every alternative is rejected (log e-value ``>= c``):
 
@@ -84,8 +84,8 @@ from ..fast.paper import CONTINUE, run_result
 from ..fast.rewards import draw
 from ..paper.engine import NO_ANSWER, Decision, RoundState
 from ..paper.rewards import reward_exponents
-from ..lower_bounds.alternatives import answer_kernel
-from ..lower_bounds.divergences import kl_bernoulli_scalar
+from ..limits.alternatives import answer_kernel
+from ..limits.divergences import kl_bernoulli_scalar
 
 __all__ = [
     "BETTING_OPTIONS",

@@ -6,7 +6,7 @@ compiled functions (:func:`glr_decide`, :func:`lma_step`, :func:`track`), so the
 engines agree exactly (``tests/test_beyond.py``).
 
 An asymptotically optimal algorithm: generalised likelihood ratio (GLR) stopping
-with the most confusing alternative of :mod:`gbai.lower_bounds`, and sampling that
+with the most confusing alternative of :mod:`gbai.limits`, and sampling that
 tracks the optimal allocation ``w*`` learned online.
 
 * *Sampling* (Ménard 2019, "Gradient ascent for active exploration in bandit
@@ -20,7 +20,7 @@ tracks the optimal allocation ``w*`` learned online.
   allocation (C-tracking). The learner is updated, and the stopping rule checked,
   whenever the number of samples has grown by 1% since the last update, which
   bounds the overshoot to about 1% of the samples.
-* *Stopping.* Each alternative of the empirical instance (:func:`gbai.lower_bounds.
+* *Stopping.* Each alternative of the empirical instance (:func:`gbai.limits.
   alternative_values` with the sample counts as weights) must be rejected: its GLR
   must exceed ``sum_{p in S} 3 ln(1 + ln N_p) + |S| T(x/|S|)`` (Kaufmann & Koolen
   2021, Theorem 7; :func:`gbai.thresholds.glr_threshold`), where ``S`` holds the
@@ -44,14 +44,14 @@ from ..fast.paper import CONTINUE, run_result
 from ..fast.rewards import draw
 from ..paper.engine import NO_ANSWER, Decision, RoundState
 from ..paper.rewards import reward_exponents
-from ..lower_bounds.alternatives import (
+from ..limits.alternatives import (
     KIND_BEST_INFEASIBLE,
     KIND_OVERTAKE,
     alternative_values_kernel,
     answer_kernel,
     best_response_kernel,
 )
-from ..lower_bounds.divergences import divergence_scalar
+from ..limits.divergences import divergence_scalar
 from .confidence_sequences import calibration
 
 __all__ = ["LMAGLR", "LMA_UPDATE_RATE", "glr_constants", "glr_decide", "lma_glr_kernel", "run_lma_glr"]
