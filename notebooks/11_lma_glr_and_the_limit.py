@@ -144,7 +144,8 @@ LIMIT_LABEL = "limit T*(μ)·kl(δ, 1−δ)\n(K_inf of the Beta rewards)"
 # The GLR statistic of such a set $\Lambda$ is
 # $\inf_{\lambda \in \Lambda} \sum_p N_p\, d(\hat\mu_p, \lambda_p)$, the best response
 # of notebook 2 with the counts as weights (`gbai.alternative_values`), where
-# only the pairs $S$ that $\Lambda$ moves differ from $\hat\mu$. LMA-GLR stops and
+# only the pairs $S$ that $\Lambda$ moves differ from $\hat\mu$ (moving any other
+# pair would only add to the sum). LMA-GLR stops and
 # answers $a$ when every alternative's GLR exceeds
 #
 # $$\beta_S = \sum_{p \in S} 3\ln(1 + \ln N_p) + |S|\,\mathcal{T}\Bigl(\frac{x}{|S|}\Bigr),

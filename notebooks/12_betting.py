@@ -65,7 +65,7 @@ LIMIT_LABEL = "limit T*(μ)·kl(δ, 1−δ)\n(K_inf of the Beta rewards)"
 # %% [markdown]
 # ## 1. How the tests work
 #
-# **E-values and Ville's inequality.** A *test martingale* for a null hypothesis
+# **E-values and Ville's inequality.** A *test supermartingale* for a null hypothesis
 # is a nonnegative process $K_0 = 1, K_1, K_2, \dots$ that is a supermartingale
 # whenever the null holds: $\mathbb{E}[K_t \mid \text{past}] \le K_{t-1}$. Ville's
 # inequality bounds the chance that it *ever* gets large:
@@ -84,8 +84,8 @@ LIMIT_LABEL = "limit T*(μ)·kl(δ, 1−δ)\n(K_inf of the Beta rewards)"
 #
 # is nonnegative (every factor is positive, since $X_k - m \ge -m$) and, under the
 # null, $\mathbb{E}[1 + \lambda(X_k - m) \mid \text{past}] = 1 + \lambda(\mu - m) \le 1$:
-# a test martingale (Waudby-Smith and Ramdas 2024, Sections 3-4). When $\mu > m$, the
-# best constant bet makes $\ln K_t$ grow at the rate
+# a test supermartingale (Waudby-Smith and Ramdas 2024, Sections 3-4). When
+# $\mu > m$, the best constant bet makes $\ln K_t$ grow at the rate
 # $\max_\lambda \mathbb{E}\ln(1 + \lambda(X - m))$ per reward, which is the divergence
 # $K_{\inf}$ of the reward law to the means $\le m$ in its dual form (Honda and
 # Takemura 2010): $\mathrm{kl}(\mu, m)$ for Bernoulli rewards, more for rewards that
@@ -95,7 +95,7 @@ LIMIT_LABEL = "limit T*(μ)·kl(δ, 1−δ)\n(K_inf of the Beta rewards)"
 # each test holds a uniform mixture of $G = 20$ constant bets
 # $\lambda_g = \rho_g \lambda_{\max}$, $\rho_g = 0.95/1.33^{g}$ ($g = 0, \dots, 19$,
 # from $0.95\lambda_{\max}$ down to about $0.004\lambda_{\max}$). A fixed convex
-# combination of test martingales is a test martingale, and
+# combination of test supermartingales is a test supermartingale, and
 # $\ln \frac{1}{G}\sum_g K_t(\lambda_g) \ge \max_g \ln K_t(\lambda_g) - \ln G$: the
 # mixture loses at most $\ln G$ nats to the best bet of the grid, and adjacent bets
 # lose little growth rate to each other.
@@ -110,8 +110,8 @@ LIMIT_LABEL = "limit T*(μ)·kl(δ, 1−δ)\n(K_inf of the Beta rewards)"
 #   arm-rounds (notebook 10, section 2), the $k$-th rewards of every attribute of
 #   $a$ and $b$ give $z_{jk} = X_{ajk} - X_{bjk} \in [-1, 1]$, and the capital is
 #
-#   $$K_K(\lambda) = \prod_{k \le K} \prod_{j=1}^{M} \bigl(1 + \lambda z_{jk}\bigr), \qquad
-#     K = \min(T_a, T_b),\ \ 0 \le \lambda < 1.$$
+#   $$K_n(\lambda) = \prod_{k \le n} \prod_{j=1}^{M} \bigl(1 + \lambda z_{jk}\bigr), \qquad
+#     n = \min(T_a, T_b),\ \ 0 \le \lambda < 1.$$
 #
 # **Why the product form is a fair bet.** The reward sequences are fixed in
 # advance (notebook 10, section 2), so the arm-rounds are i.i.d. whatever the
@@ -122,7 +122,7 @@ LIMIT_LABEL = "limit T*(μ)·kl(δ, 1−δ)\n(K_inf of the Beta rewards)"
 #   \le \exp\Bigl(\lambda \sum_{j=1}^{M} d_j\Bigr) = \exp\bigl(\lambda M (\mu_a - \mu_b)\bigr) \le 1$$
 #
 # under the null, using $1 + x \le e^x$ and $\lambda \ge 0$: the capital is a test
-# martingale. One test on one stream of arm-rounds replaces the $2M$ pairs that the
+# supermartingale. One test on one stream of arm-rounds replaces the $2M$ pairs that the
 # GLR of alternative (B) must move in notebook 11. Betting on each difference in
 # turn, rather than on their average $D_k = \frac{1}{M}\sum_j z_{jk}$ (which lies in
 # $[-1, 1]$ and so allows bets up to 1 only), lets the effective bet on $D_k$ reach
@@ -155,8 +155,8 @@ LIMIT_LABEL = "limit T*(μ)·kl(δ, 1−δ)\n(K_inf of the Beta rewards)"
 #
 # Each arm $i \ne a^\star$ contributes one event (infeasible: its pair event;
 # feasible: its arm event against $a^\star$) and $a^\star$ contributes $M$: at most
-# $N - 1 + M$ events ($N$ when no arm is feasible). Each is a test martingale with a
-# true null reaching $e^c$, of probability at most $e^{-c} = \delta/(N + M - 1)$ by
+# $N - 1 + M$ events ($N$ when no arm is feasible). Each is a test supermartingale
+# with a true null reaching $e^c$, of probability at most $e^{-c} = \delta/(N + M - 1)$ by
 # Ville's inequality, at any time and so at the stopping time; their union has
 # probability at most $\delta$, for any rewards in $[0, 1]$. The option
 # `union=every` splits $\delta$ over all $2NM + N(N - 1)$ tests instead
@@ -171,7 +171,7 @@ LIMIT_LABEL = "limit T*(μ)·kl(δ, 1−δ)\n(K_inf of the Beta rewards)"
 # threshold; for an arm $b$, the larger of $N_{bj}\,\mathrm{kl}(\hat\mu_{bj},
 # \mu_{TH})$ over its attributes below the threshold and the arm test's rounds times
 # its plug-in growth per round; and 0 on the wrong side of the threshold. The
-# alternative with the smallest $Z + \ln(\text{samples its test has used})$ is
+# alternative with the smallest $Z + \ln(\text{samples of its pair or arm})$ is
 # served, ties going to the smaller log e-value. The logarithmic penalty is the one
 # of the TCI challenger of Jourdan et al. (2022): when the leader is wrong, a near
 # tie between two wrong arms keeps $Z$ small for ever, while the cheap correction (a
@@ -252,10 +252,10 @@ table.round(2)
 # $\ln((N + M - 1)/\delta)$ on its own.
 
 # %%
-print(f"Betting-GBAI needs {table['CSS-LUCB / Betting-GBAI'].min():.0f} to {table['CSS-LUCB / Betting-GBAI'].max():.0f} "
-      f"times fewer samples than CSS-LUCB, {table['CSS-LUCB+ / Betting-GBAI'].min():.1f} to "
-      f"{table['CSS-LUCB+ / Betting-GBAI'].max():.1f} times fewer than CSS-LUCB+, and "
-      f"{table['Betting-GBAI / limit'].min():.1f} to {table['Betting-GBAI / limit'].max():.1f} times the K_inf limit")
+over_css, over_plus, over_limit = (table[column] for column in table.columns)
+print(f"Betting-GBAI needs {over_css.min():.0f} to {over_css.max():.0f} times fewer samples than CSS-LUCB, "
+      f"{over_plus.min():.1f} to {over_plus.max():.1f} times fewer than CSS-LUCB+, and "
+      f"{over_limit.min():.1f} to {over_limit.max():.1f} times the K_inf limit")
 for name, values in table["Betting-GBAI / limit"].groupby(level="experiment", sort=False):
     print(f"   {TITLES[name]:<21} {values.min():.2f} to {values.max():.2f} times the limit")
 
