@@ -629,3 +629,38 @@ def test_no_warnings_on_paper_instances():
         warnings.simplefilter("error")
         for x in gbai.experiment_grid("vary-m"):
             characteristic_time(gbai.paper_instance("vary-m", x, 3))
+
+
+def test_the_characteristic_time_does_not_depend_on_the_processor():
+    """T* comes out bit for bit the same with NumPy's vectorised functions and BLAS kernels switched.
+
+    NumPy picks exp/log implementations by processor (AVX-512 or not) and OpenBLAS
+    its kernels, and their last bits differ; the solver avoids both, so a fresh
+    machine reproduces the committed numbers. With NumPy's exp/log and BLAS in the
+    solver, 4 of the 47 Bernoulli values differed between the two settings below.
+    """
+    import json
+    import os
+    import subprocess
+    import sys
+
+    code = ("import json, gbai\n"
+            "out = {}\n"
+            "for e in gbai.EXPERIMENTS.values():\n"
+            "    for size in e.sizes or [None]:\n"
+            "        for x in e.x_grid or [None]:\n"
+            "            inst = e.instance(x, size)\n"
+            "            out[inst.label] = gbai.characteristic_time(inst).T_star.hex()\n"
+            "inst = gbai.paper_instance('exp1', 0.33)\n"
+            "out['kinf'] = gbai.characteristic_time(inst, 'kinf').T_star.hex()\n"
+            "print(json.dumps(out))\n")
+    features = ("AVX512F AVX512CD AVX512VL AVX512BW AVX512DQ AVX512_SKX AVX512_CLX AVX512_CNL AVX512_ICL "
+                "AVX512_SPR AVX512VPOPCNTDQ AVX512VNNI AVX512IFMA AVX512VBMI AVX512VBMI2 AVX512BITALG AVX512FP16 "
+                "AVX512BF16 AVX2 FMA3")
+    results = []
+    for extra in ({}, {"NPY_DISABLE_CPU_FEATURES": features, "OPENBLAS_CORETYPE": "Sandybridge"}):
+        environment = {**os.environ, **extra}
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=environment,
+                              check=True)
+        results.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    assert len(results[0]) == 48 and results[0] == results[1]

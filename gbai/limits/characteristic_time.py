@@ -259,6 +259,21 @@ def _column_sums(code, means, laws, a, Y, D, C, alpha, nu_attr):
     return best, total
 
 
+# The solver's arithmetic avoids BLAS and NumPy's vectorised exp and log: their last
+# bits depend on the processor, and T* must come out the same on every machine.
+def _dot(a: np.ndarray, b: np.ndarray) -> float:
+    """``sum_i a_i b_i``, correctly rounded (math.fsum)."""
+    return math.fsum(x * y for x, y in zip(a.tolist(), b.tolist()))
+
+
+def _matvec(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
+    return np.array([_dot(row, vector) for row in matrix])
+
+
+def _elementwise(function, values: np.ndarray) -> np.ndarray:
+    return np.array([function(value) for value in values.tolist()])
+
+
 def _structured(means, threshold, a, code, laws, tol, max_iter):
     """Minimise ``Phi`` over ``w_a >= 1/d(mu_a, th)`` and certify: ``(w, lower, upper, iterations)``.
 
@@ -289,8 +304,8 @@ def _structured(means, threshold, a, code, laws, tol, max_iter):
         w_a = 2.0 * w_a
         value, grad = phi(w_a)
     best = (-math.inf, math.inf, None)
-    log_w = np.log(w_a)
-    log_floor = np.log(floor)
+    log_w = _elementwise(math.log, w_a)
+    log_floor = _elementwise(math.log, floor)
     H = np.eye(m)
     first = True
     iterations = 0
@@ -298,12 +313,13 @@ def _structured(means, threshold, a, code, laws, tol, max_iter):
         W = WB.copy()
         W[a] = w_a
         values = alternatives_kernel(means, threshold, np.ascontiguousarray(W), code, laws)[3]
-        lower = float(values.min()) / float(W.sum())
+        total = math.fsum(W.ravel().tolist())
+        lower = float(values.min()) / total
         nu_attr = np.maximum(grad, 0.0) / alpha
         column_max, nu_total = _column_sums(code, means, laws, a, Y, D, C, alpha, nu_attr)
         upper = column_max / nu_total
         if lower > best[0]:
-            best = (lower, best[1], W / W.sum())
+            best = (lower, best[1], W / total)
         best = (best[0], min(best[1], upper), best[2])
         if best[1] - best[0] <= tol * best[0]:
             break
@@ -313,14 +329,14 @@ def _structured(means, threshold, a, code, laws, tol, max_iter):
         if first:
             direction[free] = -g_log[free] / max(np.abs(g_log[free]).max(), 1e-300) * 0.5
         else:
-            direction[free] = -(H[np.ix_(free, free)] @ g_log[free])
+            direction[free] = -_matvec(H[np.ix_(free, free)], g_log[free])
         t = 1.0
         accepted = False
         for _ in range(60):
             trial = np.maximum(log_w + t * direction, log_floor)
-            w_trial = np.exp(trial)
+            w_trial = _elementwise(math.exp, trial)
             v_trial, g_trial = phi(w_trial)
-            if math.isfinite(v_trial) and v_trial <= value + 1e-4 * float(g_log @ (trial - log_w)):
+            if math.isfinite(v_trial) and v_trial <= value + 1e-4 * _dot(g_log, trial - log_w):
                 accepted = True
                 break
             t *= 0.5
@@ -329,13 +345,14 @@ def _structured(means, threshold, a, code, laws, tol, max_iter):
             break
         s = trial - log_w
         yv = g_trial * w_trial - g_log
-        sy = float(s @ yv)
+        sy = _dot(s, yv)
         if sy > 1e-300:
             if first:
-                H = np.eye(m) * sy / float(yv @ yv)
+                H = np.eye(m) * sy / _dot(yv, yv)
             rho = 1.0 / sy
-            V = np.eye(m) - rho * np.outer(s, yv)
-            H = V @ H @ V.T + rho * np.outer(s, s)
+            # (I - rho s y') H (I - rho y s') + rho s s', expanded so that no matrix product is needed.
+            hy = _matvec(H, yv)
+            H = H - rho * (np.outer(s, hy) + np.outer(hy, s)) + (rho * rho * _dot(yv, hy) + rho) * np.outer(s, s)
             first = False
         log_w, w_a, value, grad = trial, w_trial, v_trial, g_trial
     return best[2], best[0], best[1], iterations
@@ -387,7 +404,7 @@ def characteristic_time(instance: Instance, divergence: str = "bernoulli", *, me
             levels = [pair_divergence(means[b, j], th, 1.0 - th, code, laws, b, j) for j in below]
             worst[b] = below[int(np.argmax(levels))]
             inv[b] = 1.0 / max(levels)
-        total = float(inv.sum())
+        total = math.fsum(inv.tolist())
         for b in range(n):
             w[b, worst[b]] = inv[b] / total
         return CharacteristicTime(total, w, 1.0 / total, 0.0, 0, 1.0 / total, "closed-form", name)

@@ -167,13 +167,14 @@ def kinf_point(laws: np.ndarray, i: int, j: int, mean: float, slope: float) -> t
 
 def _tanh_sinh_uniform():
     """Nodes ``u`` in (0, 1), their complements ``1 - u`` and weights for E over U(0, 1)."""
+    # math's (libm's) functions, not NumPy's vectorised ones, whose last bits vary with the processor.
     steps = np.arange(-_TANH_SINH_HALF_WIDTH, _TANH_SINH_HALF_WIDTH + 1e-12, _TANH_SINH_STEP)
-    g = 0.5 * math.pi * np.sinh(steps)
-    u = 0.5 * (1.0 + np.tanh(g))
-    u_c = 1.0 / (1.0 + np.exp(2.0 * g))  # 1 - u without cancellation near u = 1
-    weights = _TANH_SINH_STEP * 0.5 * math.pi * np.cosh(steps) * 2.0 * u * u_c
+    g = 0.5 * math.pi * np.array([math.sinh(step) for step in steps.tolist()])
+    u = 0.5 * (1.0 + np.array([math.tanh(value) for value in g.tolist()]))
+    u_c = 1.0 / (1.0 + np.array([math.exp(2.0 * value) for value in g.tolist()]))  # 1 - u, no cancellation near 1
+    weights = _TANH_SINH_STEP * 0.5 * math.pi * np.array([math.cosh(step) for step in steps.tolist()]) * 2.0 * u * u_c
     keep = weights > 0.0
-    return u[keep], u_c[keep], weights[keep] / weights[keep].sum()
+    return u[keep], u_c[keep], weights[keep] / math.fsum(weights[keep].tolist())
 
 
 @dataclass(frozen=True, eq=False)
@@ -225,12 +226,13 @@ class RewardLaw:
             return cls(np.array([mean]), np.array([1.0 - mean]), np.array([1.0]))
         _, u_c, weights = _tanh_sinh_uniform()
         exponent = mean / (1.0 - mean)
-        complement = np.exp(exponent * np.log(u_c))
-        support = -np.expm1(exponent * np.log(u_c))
+        logs = [exponent * math.log(value) for value in u_c.tolist()]
+        complement = np.array([math.exp(value) for value in logs])
+        support = np.array([-math.expm1(value) for value in logs])
         # Atoms that underflow onto 0 or 1 carry weights below 1e-30: dropping them
         # keeps the support inside (0, 1), as for the Beta law itself.
         keep = (complement > 0.0) & (support > 0.0)
-        weights = weights[keep] / weights[keep].sum()
+        weights = weights[keep] / math.fsum(weights[keep].tolist())
         return cls(support[keep], complement[keep], weights)
 
     @classmethod
