@@ -410,9 +410,9 @@ plt.show()
 #
 # ## Exercises
 #
-# **Exercise 1.** Using `summary`, find the instance where CSS-LUCB+ is furthest
-# above the limit, in ratio. Store its label in `hardest_for_plus`, and think about
-# what makes it hard (look at its $w^\star$ in notebook 2).
+# **Exercise 1** (1 point). Using `summary`, find the instance where CSS-LUCB+ is
+# furthest above the limit, in ratio, and store its label in `hardest_for_plus`. Its
+# $w^\star$ in notebook 2 hints at what makes it hard.
 
 # %% nbgrader={"grade": false, "grade_id": "nb09_ex1_solution", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 ### BEGIN SOLUTION
@@ -421,14 +421,18 @@ hardest_for_plus = plus_rows.loc[plus_rows["ratio_to_T_star_kl"].idxmax(), "inst
 ### END SOLUTION
 
 # %% nbgrader={"grade": true, "grade_id": "nb09_ex1_test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-worst = plus_rows.set_index("instance")["ratio_to_T_star_kl"]
-assert worst[hardest_for_plus] == worst.max()
-print(f"Exercise 1: correct, {hardest_for_plus} ({worst.max():.1f} times the limit)")
+assert hardest_for_plus in set(summary["instance"]), "hardest_for_plus should be an instance label of summary"
+### BEGIN HIDDEN TESTS
+worst = summary[summary["algorithm"] == "css-lucb-plus"].set_index("instance")["ratio_to_T_star_kl"]
+assert worst[hardest_for_plus] == worst.max(), "CSS-LUCB+ is further above the limit on another instance"
+### END HIDDEN TESTS
+print("Exercise 1: checks passed")
 
 # %% [markdown]
-# **Exercise 2.** Run CSS-LUCB+ with the switch `sampling=all` on experiment 1 at
-# $x = 0.31$ for a few seeds, and store the ratio of its mean samples to those of
-# the full CSS-LUCB+ in `sampling_gain`. Why is it large on this instance?
+# **Exercise 2** (3 points: 2 automatic, 1 for the written answer). Run CSS-LUCB+
+# with the switch `sampling=all` on experiment 1 at $x = 0.31$ for a few seeds, and
+# store the ratio of its mean samples to those of the full CSS-LUCB+ in
+# `sampling_gain`. Why is it large on this instance?
 
 # %% nbgrader={"grade": false, "grade_id": "nb09_ex2_solution", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 ### BEGIN SOLUTION
@@ -438,19 +442,32 @@ with_all = np.mean([gbai.run(hard, "css-lucb-plus:sampling=all", seed=gbai.run_s
                     for r in range(few)])
 targeted = np.mean([gbai.run(hard, "css-lucb-plus", seed=gbai.run_seed(seed, r)).samples for r in range(few)])
 sampling_gain = with_all / targeted
-# One pair (arm 0, attribute 0, at 0.31 against the threshold 0.3) decides the run;
-# sampling all five attributes of two arms wastes nine samples out of ten.
 ### END SOLUTION
 
 # %% nbgrader={"grade": true, "grade_id": "nb09_ex2_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
-assert sampling_gain > 2
-print(f"Exercise 2: correct, targeted sampling needs {sampling_gain:.1f} times fewer samples here")
+assert isinstance(sampling_gain, (int, float, np.integer, np.floating)), "sampling_gain should be a number"
+assert np.isfinite(sampling_gain) and sampling_gain > 0, "a ratio of sample counts is positive and finite"
+### BEGIN HIDDEN TESTS
+assert sampling_gain > 2, "sampling every attribute should cost several times the targeted sampling here"
+### END HIDDEN TESTS
+print("Exercise 2: checks passed")
 
 # %% [markdown]
-# **Exercise 3.** The GLR statistic of LMA-GLR is the best response evaluated at
-# the sample counts. For a run of LMA-GLR on Table I stopped after 500 rounds of
-# the step engine, compute it with `gbai.best_response` (store it in `glr`) and
-# compare it with the threshold of the cheapest alternative.
+# **Exercise 2, written answer** (1 point). Why is the gain of targeted sampling large
+# on this instance?
+
+# %% [markdown] nbgrader={"grade": true, "grade_id": "nb09_ex2_answer", "locked": false, "points": 1, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+# One pair decides the run: attribute 0 of the answer, at 0.31 against the threshold
+# 0.3, must be shown to be above it, which takes far more samples than anything else.
+# Sampling all five attributes of the arms in play spends most samples on attributes
+# that were settled long before, while targeted sampling keeps drawing from that one
+# pair.
+
+# %% [markdown]
+# **Exercise 3** (2 points). The GLR statistic of LMA-GLR is the best response
+# evaluated at the sample counts. For a run of LMA-GLR on Table I stopped after 500
+# rounds of the step engine, compute it with `gbai.best_response` and store it in
+# `glr`; it is the value of the cheapest alternative at those counts.
 
 # %% nbgrader={"grade": false, "grade_id": "nb09_ex3_solution", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 ### BEGIN SOLUTION
@@ -462,6 +479,16 @@ glr = gbai.best_response(state.means, state.threshold, state.counts).value
 ### END SOLUTION
 
 # %% nbgrader={"grade": true, "grade_id": "nb09_ex3_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
-values = gbai.alternative_values(state.means, state.threshold, state.counts)
-assert abs(glr - values["value"].min()) < 1e-9 * max(1.0, glr)
-print(f"Exercise 3: correct, GLR = {glr:.2f} after {state.total_samples} samples")
+assert isinstance(glr, (int, float, np.integer, np.floating)), "glr should be a number"
+assert np.isfinite(glr) and glr >= 0, "a GLR statistic is a non-negative, finite number"
+### BEGIN HIDDEN TESTS
+replay = gbai.StepEngine(gbai.table1_example(), gbai.LMAGLR(), delta=delta, seed=seed)
+for _ in range(500):
+    replay.step()
+counts = replay.state()
+values = gbai.alternative_values(counts.means, counts.threshold, counts.counts)
+# The same minimum evaluated twice: equal up to rounding.
+assert abs(glr - values["value"].min()) < 1e-9 * max(1.0, glr), (
+    "glr is not the best response at the means and counts after 500 rounds")
+### END HIDDEN TESTS
+print("Exercise 3: checks passed")
