@@ -238,8 +238,8 @@ def _course_counts() -> tuple[int, float, float, int]:
 def test_the_readme_states_the_number_of_exercises_and_points():
     exercises, auto, written, answers = _course_counts()
     readme = (ROOT / "README.md").read_text()
-    stated = re.search(r"\*\*(\d+) exercises, (\d+) points\*\*: (\d+) checked automatically, (\d+) for (\d+) "
-                       r"written answers", readme)
+    stated = re.search(r"\*\*(\d+) exercises, (\d+) points\*\*:\s+(\d+) checked\s+automatically,\s+(\d+)\s+for\s+"
+                       r"(\d+)\s+written\s+answers", readme)
     assert stated, "the teacher's guide must state the exercises and points in its usual sentence"
     assert [int(value) for value in stated.groups()] == [exercises, auto + written, auto, written, answers]
 
