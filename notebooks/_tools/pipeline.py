@@ -188,7 +188,7 @@ def _autograde(args: argparse.Namespace, course, folder: Path, start: float) -> 
             waiting = manual[manual["status"] == "to grade"]
             line += f", written {manual['score'].sum():g} / {manual['points'].sum():g}"
             if len(waiting):
-                line += f" ({len(waiting)} answer(s), {waiting['points'].sum():g} points, to grade)"
+                line += f" ({len(waiting)} to grade)"
         print(line)
     print(f"graded {len(report.graded)} submission(s) in {time.perf_counter() - start:.1f} s; "
           f"grades per item in {folder / 'grades.csv'}, per student in {folder / 'grades-totals.csv'}")
