@@ -269,6 +269,47 @@ def test_the_student_version_starts_with_a_header(script):
     assert 'os.environ["GBAI_FIGURES_DIR"] = os.path.abspath("figures")' in setup.source
 
 
+# --- matching submissions to assignments, without grading --------------------------------
+
+
+def _handed_in(path: Path, prefix: str, answered: bool) -> None:
+    """A small notebook with one answer cell of exercise ``prefix`` (nbgrader ids and checksum)."""
+    from nbgrader.utils import compute_checksum
+
+    cell = nbformat.v4.new_code_cell("raise NotImplementedError()")
+    cell.metadata["nbgrader"] = {"grade": False, "grade_id": f"{prefix}_ex1_solution", "locked": False,
+                                 "schema_version": 3, "solution": True, "task": False}
+    cell.metadata.nbgrader["checksum"] = compute_checksum(cell)
+    if answered:
+        cell.source = "answer = 42"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nbformat.v4.new_notebook(cells=[cell]), path)
+
+
+def test_submissions_are_matched_by_their_cells_then_by_their_name(tmp_path):
+    from submissions import find_submissions
+
+    assignments = {"01_a": {"nb01_ex1_solution"}, "02_b": {"nb02_ex1_solution"}}
+    submitted = tmp_path / "submitted"
+    _handed_in(submitted / "ann" / "01_a" / "01_a.ipynb", "nb01", answered=True)
+    _handed_in(submitted / "bob" / "01_a" / "01_a.ipynb", "nb01", answered=False)  # Jupyter's copy holds the work
+    _handed_in(submitted / "bob" / "01_a" / "01_a-Copy1.ipynb", "nb01", answered=True)
+    _handed_in(submitted / "cat" / "02_b (1).ipynb", "nb02", answered=True)  # one folder too high
+    _handed_in(submitted / "dan" / "01_a" / "mine.ipynb", "nb01", answered=True)
+    _handed_in(submitted / "dan" / "01_a" / "mine-2.ipynb", "nb01", answered=True)  # two answered candidates
+    _handed_in(submitted / "eve" / "01_a" / "01_a.ipynb", "nb02", answered=True)  # notebook 2 under notebook 1's name
+    (submitted / "fay" / "01_a").mkdir(parents=True)
+    (submitted / "fay" / "01_a" / "01_a.ipynb").write_text("not json")
+    found, problems = find_submissions(submitted, assignments)
+    graded = {(item.student, item.assignment): (item.path.name, item.note is not None) for item in found}
+    assert graded == {("ann", "01_a"): ("01_a.ipynb", False), ("bob", "01_a"): ("01_a-Copy1.ipynb", True),
+                      ("cat", "02_b"): ("02_b (1).ipynb", True)}
+    reported = {(problem.student, problem.path.name, problem.spare) for problem in problems}
+    assert reported == {("bob", "01_a.ipynb", True), ("dan", "01_a", False), ("eve", "01_a.ipynb", False),
+                        ("fay", "01_a.ipynb", False)}
+    assert any("holds the exercises of 02_b" in problem.reason for problem in problems)
+
+
 # --- the book -----------------------------------------------------------------------
 
 

@@ -371,12 +371,15 @@ def autograde(course: Path, assignments: list[str] | None = None,
         report = GradingReport()
         report.problems = [problem for problem in problems if problem.student in chosen_students
                            or problem.student == "?"]
+        if not found and not problems:
+            # Nothing handed in at all (or the wrong folder): keep every grade the gradebook holds.
+            raise FileNotFoundError(f"nothing to grade: put each student's notebook at "
+                                    f"{course}/submitted/<student>/<assignment>/<assignment>.ipynb")
         report.removed = _prune(course, {(submission.student, submission.assignment) for submission in found})
         todo = [submission for submission in found
                 if submission.student in chosen_students and submission.assignment in chosen_assignments]
-        if not todo and not report.problems:
-            raise FileNotFoundError(f"nothing to grade: put each student's notebook at "
-                                    f"{course}/submitted/<student>/<assignment>/<assignment>.ipynb")
+        if not todo and (students or assignments):
+            raise ValueError(f"no submission of {', '.join(chosen_students)} for {', '.join(chosen_assignments)}")
         staging = course / ".grading" / "submitted"
         api = _api(course, staging)
         for submission in todo:

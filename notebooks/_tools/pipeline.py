@@ -245,7 +245,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="autograde, feedback: only this student (repeat for several)")
     parser.add_argument("--notebooks", default="notebooks", help="folder of the percent scripts")
     parser.add_argument("--output", help="output folder (default: build/quick, build/book or build/assignments)")
-    args = parser.parse_args(argv)
+    args = parser.parse_intermixed_args(argv)
     if args.output is None:
         args.output = _DEFAULT_OUTPUT.get(args.mode, "build/quick")
     try:
