@@ -223,6 +223,7 @@ bai = gbai.Instance([[0.5], [0.45], [0.43], [0.4]], threshold=0.1)
 assert isinstance(bai, gbai.Instance), "bai should be a gbai.Instance"
 assert bai.n_arms == 4 and bai.n_attributes == 1, "bai should have 4 arms and 1 attribute"
 ### BEGIN HIDDEN TESTS
+# The means are typed in: the default tolerance of allclose (1e-5 relative) absorbs rounding only.
 assert np.allclose(np.sort(bai.means.ravel()), [0.4, 0.43, 0.45, 0.5]), "bai does not have the four means given"
 assert bai.threshold < bai.means.min(), "the threshold of bai is not below every mean"
 # T* is certified to a relative gap of 1e-5; 0.5 is the rounding of the quoted 989.8.
