@@ -25,9 +25,9 @@ from .beyond.lma_glr import LMAGLR
 from .cache import default_cache_dir
 from .experiments import (experiment_grid, get_experiment, paired_comparison, paper_instance, stored_limit, summarize,
                           sweep_experiment)
-from .lower_bounds import (BestResponse, CharacteristicTime, RewardLaw, alternative_values, best_response,
+from .limits import (BestResponse, CharacteristicTime, RewardLaw, alternative_values, best_response,
                            characteristic_time, kinf, kl_bernoulli, lower_bound_tstar)
-from .lower_bounds.characteristic_time import matching_divergence
+from .limits.characteristic_time import matching_divergence
 from .paper import (CSSLUCB, DEFAULT_MAX_SAMPLES, EXPERIMENTS, INFEASIBLE, NO_ANSWER, PAPER_DELTA, REWARD_MODELS,
                     ActionElimination, ConfidenceSets, Decision, EmpiricalBounds, Experiment, FeasibilityThenBAI,
                     HardnessWarning, Instance, Policy, Round, RoundState, RewardStream, RunResult, StepEngine,

@@ -19,7 +19,7 @@ import pandas as pd
 from .asrun.instances import PUBLISHED_EXPERIMENTS
 from .asrun.variants import CRASHED
 from .cache import cached
-from .lower_bounds.characteristic_time import lower_bound_tstar, matching_divergence
+from .limits.characteristic_time import lower_bound_tstar, matching_divergence
 from .paper.instances import EXPERIMENTS, PAPER_DELTA, Experiment
 from .paper.model import Instance
 from .simulation import sweep
@@ -56,7 +56,7 @@ def stored_limit(instance: Instance, delta: float, divergence: str = "bernoulli"
     """
     payload = {"means": instance.means.tolist(), "threshold": float(instance.threshold), "delta": float(delta),
                "divergence": divergence}
-    stored = cached("limits", payload, ("gbai.lower_bounds.characteristic_time",),
+    stored = cached("limits", payload, ("gbai.limits.characteristic_time",),
                     lambda: {"value": np.array(lower_bound_tstar(instance, delta, divergence))}, cache_dir)
     return float(stored["value"])
 
@@ -81,7 +81,7 @@ def sweep_experiment(
     plus ``experiment``, ``x``, ``size``, ``n_arms``, ``n_attributes``, ``H_id``,
     ``H_id_feasible_competitor`` (the variant of :meth:`gbai.Instance.hardness_terms`),
     ``T_star_kl`` (the bound ``T*(mu) kl(delta, 1 - delta)`` of
-    :func:`gbai.lower_bounds.lower_bound_tstar` for the reward model of the runs:
+    :func:`gbai.limits.lower_bound_tstar` for the reward model of the runs:
     the ``K_inf`` divergence of the simulated laws for ``reward="beta"``, the
     Bernoulli divergence for ``reward="bernoulli"``; named in ``limit_divergence``),
     ``T_star_kl_bernoulli`` (the Bernoulli bound, for comparison) and

@@ -43,8 +43,13 @@ WRONG_ANSWERS = {
     "06_experiment_2": ("nb06_ex1_solution", "paper_runner_up = 1\nfeasible_runner_up = 1"),
     "07_experiment_3": ("nb07_ex3_solution", "widening = 2.0"),
     "08_varying_n_and_m": ("nb08_ex3_solution", "easier, paper = 2.0, 1.0"),
-    "09_beyond_the_paper": ("nb09_ex2_solution", "sampling_gain = 1.0"),
     "09_published_figures": ("nb09_ex2_solution", "squared_radius_ratio = 2.25  # the staircase's factor, not computed"),
+    "10_css_lucb_plus": ("nb10_ex2_solution", "sampling_gain = 1.0"),
+    "11_lma_glr_and_the_limit": ("nb11_ex3_solution",
+                                 "paper_radius_1000 = float(gbai.confidence_radius(1000, 1000, 25, 0.1))\n"
+                                 "stitched_radius_1000 = paper_radius_1000  # the paper's radius for both"),
+    "12_betting": ("nb12_ex2_solution", "level_structured = np.log(9 / 0.1)\n"
+                                        "level_every = np.log(50 / 0.1)  # forgot the N(N - 1) arm tests"),
 }
 
 SELECTED = os.environ.get("GBAI_GRADING_NOTEBOOKS", "01")

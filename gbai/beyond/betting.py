@@ -1,76 +1,15 @@
-"""Betting-GBAI: betting e-values per test, fewest union terms, weakest-test sampling (beyond the paper).
+"""Betting-GBAI: a betting e-value per alternative, N + M - 1 union terms, weakest-test sampling (notebook 12).
 
-It is delta-correct for any rewards in [0, 1] by Ville's inequality applied to
-nonnegative supermartingales built by betting (Waudby-Smith & Ramdas 2024,
-"Estimating means of bounded random variables by betting", J. R. Stat. Soc. B
-86(1), Sections 3-4: a capital process ``prod_k (1 + lambda_k (X_k - m))`` with
-bets ``lambda_k`` in a range that keeps every factor positive is a nonnegative
-supermartingale whenever ``E[X_k | past] <= m``, and so is any fixed convex
-combination of such processes). The step-engine policy and the fast kernel call
-the same compiled functions (:func:`betting_answer`, :func:`absorb_pair`,
-:func:`absorb_arm_round`, :func:`betting_decide`), so the two engines agree
-exactly (``tests/test_engines.py``).
-
-**The tests.** Three kinds of one-sided e-values, each a uniform mixture of
-``G`` constant bets ``lambda_g = rho_g * lambda_max`` with ``rho_g`` geometric
-from 0.95 down by a factor :data:`GRID_RATIO` (:data:`GRID_SIZE` bets):
-
-* *pair above the threshold* (null ``mu_ij <= mu_TH``): capital
-  ``prod_k (1 + lambda (X_ijk - mu_TH))``, ``lambda_max = 1/mu_TH``;
-* *pair below the threshold* (null ``mu_ij >= mu_TH``): capital
-  ``prod_k (1 + lambda (mu_TH - X_ijk))``, ``lambda_max = 1/(1 - mu_TH)``;
-* *arm ``a`` above arm ``b``* (null ``m_a <= m_b``) on *complete arm-rounds*: the
-  ``k``-th arm-round of ``a`` and of ``b`` give ``z_jk = X_ajk - X_bjk`` for every
-  attribute ``j``, and the capital is ``prod_{k <= K} prod_j (1 + lambda z_jk)``
-  with ``K = min(T_a, T_b)`` and ``lambda_max = 1``. The rounds are i.i.d. whatever
-  the sampling rule (the ``k``-th reward of a pair is fixed in advance), and the
-  ``2M`` rewards of a round are independent, so one round multiplies the capital
-  by ``prod_j (1 + lambda d_j) <= exp(lambda sum_j d_j) = exp(lambda M (m_a - m_b))``
-  in expectation (``d_j = mu_aj - mu_bj``, ``1 + x <= e^x``): at most 1 under the
-  null. One test on one stream replaces the ``2M`` pairs of a pair-level GLR.
-  Betting on each difference, rather than on their average ``D`` (which lies in
-  [-1, 1] and so allows bets up to 1 only), lets the effective bet on ``D`` reach
-  ``M``; the average form is the option ``arm_test=average``. The capital of every
-  ordered pair ``(a, b)`` is kept (``N^2 G`` numbers, 40 MB at ``N = 500``), so a
-  change of leader costs nothing; the rewards of a round are redrawn from their
-  keys when needed, never stored.
-
-Betting adapts to the variance: for Bernoulli rewards the best constant bet grows
-the log-capital at rate ``kl(mu, mu_TH)`` per sample (the Bernoulli limit), and for
-less variable rewards faster.
-
-**The stopping rule.** With ``a`` the empirical answer (:func:`gbai.lower_bounds.
-alternatives.answer_kernel` of the pair means) and ``c = ln((N + M - 1)/delta)``,
-stop when every alternative is rejected (log e-value ``>= c``):
-
-* (A) every attribute ``j`` of ``a``: its *above* test;
-* (B) every arm ``b != a``: the *below* test of some attribute of ``b``, or the
-  arm test "``a`` above ``b``";
-* (C) when no arm is empirically feasible, every arm ``b``: the *below* test of
-  some attribute of ``b`` (output "infeasible").
-
-*Why ``N + M - 1`` union terms suffice* (our derivation; ``union=every`` splits
-delta over all ``2NM + N(N - 1)`` tests instead). Fix the truth and, for
-each infeasible arm ``i``, one attribute ``j(i)`` with ``mu_ij(i) < mu_TH``. An error
-needs one of these events: an infeasible arm ``i`` is returned, so the above test
-of ``(i, j(i))`` crossed (null true); or the best arm ``a*`` exists and is
-rejected in (B) or (C), so either a below test of one of its ``M`` pairs crossed
-(null true) or the arm test "``i`` above ``a*``" crossed for a feasible ``i`` with
-``m_i < m_a*`` (null true). Each arm ``i != a*`` contributes one event (infeasible:
-the pair event; feasible: the arm event) and ``a*`` contributes ``M``, so at most
-``N - 1 + M`` events (``N`` when no arm is feasible) are live, each of probability
-at most ``delta/(N + M - 1)`` by Ville's inequality.
-
-**Sampling** (ours, in the spirit of best-response sampling: it feeds the test
-that is furthest from rejection). Every round the alternative with the smallest
-log e-value is served: (A) samples that attribute of ``a``; (B) and (C) take the
-cheaper route by a plug-in estimate of the samples still needed (a below test of
-``b``'s most promising attribute, at ``kl(mu_hat, mu_TH)`` per sample, or the arm
-test, at its plug-in growth per paired round), and the arm test samples one
-arm-round (the lagging attributes) of whichever of ``a`` and ``b`` has fewer
-complete rounds. The log e-values are what the stopping rule computes, so a
-round costs ``O(N + M)`` plus ``O(G)`` per new sample and ``O(M G)`` per new
-paired round. ``sampling=uniform`` (an ablation) samples every pair every round.
+Each test is the capital of a uniform mixture of :data:`GRID_SIZE` constant bets
+against its null, a nonnegative supermartingale under the null (Waudby-Smith & Ramdas
+2024, Sections 3-4), so Ville's inequality bounds the chance that it ever crosses a
+level. Pair tests bet on one attribute's rewards against the threshold; the arm test
+"a above b" bets on the attribute differences of complete arm-rounds, one factor per
+attribute (option ``arm_test``). The empirical answer is returned when every
+alternative is rejected at ``ln((N + M - 1)/delta)`` (option ``union``); sampling
+serves the alternative furthest from rejection, with the TCI penalty of Jourdan et
+al. (2022) (option ``sampling``). Notebook 12 derives the supermartingale property,
+the union count and the sampling rule. Both engines call the same compiled functions.
 """
 
 from __future__ import annotations
@@ -84,8 +23,8 @@ from ..fast.paper import CONTINUE, run_result
 from ..fast.rewards import draw
 from ..paper.engine import NO_ANSWER, Decision, RoundState
 from ..paper.rewards import reward_exponents
-from ..lower_bounds.alternatives import answer_kernel
-from ..lower_bounds.divergences import kl_bernoulli_scalar
+from ..limits.alternatives import answer_kernel
+from ..limits.divergences import kl_bernoulli_scalar
 
 __all__ = [
     "BETTING_OPTIONS",
@@ -104,7 +43,7 @@ __all__ = [
 ]
 
 #: Options, defaults first. ``arm_test``: ``"product"`` bets on the attribute
-#: differences of a complete arm-round one by one (the module docstring);
+#: differences of a complete arm-round one by one (notebook 12, section 1);
 #: ``"average"`` bets on their average, with bets capped at 1 (the ablation of the
 #: product form); ``"none"`` rejects (B) with pair tests only. ``union``:
 #: ``"structured"`` splits delta over the ``N + M - 1`` tests that can err together;
@@ -128,7 +67,7 @@ def bet_grid() -> np.ndarray:
 
 
 def union_terms(n_arms: int, n_attributes: int, union: str = "structured") -> int:
-    """How many tests share delta: ``N + M - 1`` (the module docstring), or all of them."""
+    """How many tests share delta: ``N + M - 1`` (notebook 12, section 2), or all ``2NM + N(N - 1)``."""
     if union == "structured":
         return n_arms + n_attributes - 1
     return 2 * n_arms * n_attributes + n_arms * (n_arms - 1)
@@ -237,7 +176,7 @@ def _arm_rate(a, b, m, arm_test, rounds, arm_sum, arm_square):
 @njit(cache=True)
 def betting_decide(answer, counts, sums, above_value, below_value, arm_count, rounds, arm_sum, arm_square,
                    arm_value, threshold, level, arm_test, uniform, pulls):
-    """The stopping rule and the sampling rule of one round (see the module docstring).
+    """The stopping rule and the sampling rule of one round (notebook 12, sections 2 and 3).
 
     The caller has brought the arm tests "``answer`` above ``b``" up to
     ``min(arm_count[answer], arm_count[b])`` rounds (:func:`absorb_arm_round`).
@@ -403,7 +342,7 @@ _DEFAULTS = {name: values[0] for name, values in BETTING_OPTIONS.items()}
 
 
 class BettingGBAI:
-    """Betting-GBAI as a step-engine policy (see the module docstring for the rule)."""
+    """Betting-GBAI as a step-engine policy (the rule: module docstring and notebook 12)."""
 
     def __init__(self, arm_test: str = _DEFAULTS["arm_test"], union: str = _DEFAULTS["union"],
                  sampling: str = _DEFAULTS["sampling"]):

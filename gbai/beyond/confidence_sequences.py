@@ -1,44 +1,14 @@
-"""Published time-uniform deviation bounds used by the algorithms beyond the paper.
+"""Published time-uniform deviation bounds used by CSS-LUCB+ and LMA-GLR (notebook 11).
 
-Two results are implemented, both valid for *any* rewards in [0, 1]:
+* Howard, Ramdas, McAuliffe & Sekhon (2021, Ann. Statist. 49(2)), Theorem 1 with the
+  polynomial-stitched boundary of their eq. (10), evaluated at ``max(V_t, m)`` so that
+  it holds from the first sample on (:func:`stitched`, :func:`stitched_boundary`,
+  :func:`stitched_radius`; their defaults ``eta = 2``, ``s = 1.4``).
+* Kaufmann & Koolen (2021, JMLR 22(246)), Theorem 7: the calibration function ``T(x)``
+  of the threshold on sums of KL terms (:func:`calibration`, :func:`glr_threshold`).
 
-1. **Polynomial stitching** (Howard, Ramdas, McAuliffe, Sekhon 2021, "Time-uniform,
-   nonparametric, nonasymptotic confidence sequences", Ann. Statist. 49(2),
-   Theorem 1 and the boundary of their eq. (10)). If ``S_t`` is sub-psi with
-   variance process ``V_t`` (sub-Gaussian when ``c = 0``), then for ``eta > 1``,
-   ``s > 1``, ``m > 0`` and ``alpha`` in (0, 1),
-   ``P(exists t: S_t >= u(max(V_t, m))) <= alpha`` with
-
-       u(v)   = sqrt(k1^2 v l(v) + (k2 c l(v))^2) + k2 c l(v),
-       l(v)   = s ln ln(eta v / m) + ln( zeta(s) / (alpha (ln eta)^s) ),
-       k1     = (eta^(1/4) + eta^(-1/4)) / sqrt(2),   k2 = (sqrt(eta) + 1) / 2.
-
-   We use the authors' defaults ``eta = 2``, ``s = 1.4`` (their simplified example
-   ``1.7 sqrt(V (ln ln(2V) + 0.72 ln(5.2/alpha)))``). Rewards in [0, 1] with mean
-   ``mu`` give a sub-Gaussian sum ``S_T = sum (X_k - mu)`` with ``V_T = T/4``
-   (Hoeffding's lemma); the average of ``M`` independent attributes, each in
-   [0, 1], is sub-Gaussian with ``V_T = T/(4M)``. The boundary is evaluated at
-   ``max(V_t, m)``, the form of Howard et al.'s Theorem 1, so it holds from the
-   first sample on, whatever ``m``: while ``V_t < m`` it is held at ``u(m)``
-   (:func:`stitched`). We take ``m`` equal to one observation's variance for the
-   sub-Gaussian bound; the empirical-Bernstein bound of CSS-LUCB+ uses a larger
-   ``m`` (``gbai.algorithms.css_lucb_plus.BERNSTEIN_V_MIN``).
-
-2. **Mixture martingales for sums of KL terms** (Kaufmann & Koolen 2021, "Mixture
-   martingales revisited with applications to sequential tests and confidence
-   intervals", JMLR 22(246), Theorem 7). For a set ``S`` of independent arms of a
-   one-parameter exponential family and ``x > 0``,
-
-       P( exists t: sum_{p in S} [N_p(t) d(mu_hat_p(t), mu_p) - 3 ln(1 + ln N_p(t))]
-                    >= |S| T(x / |S|) ) <= exp(-x),
-
-   with the calibration function ``T(x) = 2 h~_{3/2}((h^{-1}(1 + x) + ln(2 zeta(2)))/2)``,
-   ``h(u) = u - ln u`` (``h^{-1}`` its inverse on ``u >= 1``) and
-   ``h~_z(x) = exp(1/h^{-1}(x)) h^{-1}(x)`` if ``x >= h^{-1}(1/ln z)``, else
-   ``z (x - ln ln z)``. With the Bernoulli divergence it holds for any rewards in
-   [0, 1]: such rewards are sub-Bernoulli (``E[exp(l X)] <= 1 - mu + mu exp(l)`` by
-   convexity), so the Bernoulli likelihood-ratio martingales of the proof stay
-   non-negative supermartingales. It needs ``N_p >= 1`` for every ``p`` in ``S``.
+Both hold for any rewards in [0, 1]; notebook 11 states them and shows why (Hoeffding's
+lemma for the first, sub-Bernoulli rewards for the second).
 """
 
 from __future__ import annotations
@@ -78,8 +48,11 @@ def stitched_log_constant(alpha: float, s: float = STITCHING_S, eta: float = ETA
 def stitched(v, v_min, c, log_constant, k1, k2, s, eta):
     """The polynomial-stitched boundary at intrinsic time ``v`` (held at ``v_min`` below it), compiled.
 
-    ``log_constant`` is :func:`stitched_log_constant`; :func:`stitched_boundary` is the
-    checked version of this function.
+    ``u(v) = sqrt(k1^2 v l(v) + (k2 c l(v))^2) + k2 c l(v)`` with
+    ``l(v) = s ln ln(eta v / v_min) + log_constant``, at ``max(v, v_min)`` (Howard et
+    al. 2021, eq. (10) and Theorem 1; notebook 11, section 1). ``log_constant`` is
+    :func:`stitched_log_constant`; :func:`stitched_boundary` is the checked version of
+    this function.
     """
     use_v = max(v, v_min)
     ell = s * math.log(math.log(eta * use_v / v_min)) + log_constant

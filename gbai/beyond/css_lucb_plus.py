@@ -1,57 +1,15 @@
-"""CSS-LUCB+: CSS-LUCB with anytime confidence bounds and targeted sampling (beyond the paper, notebook 9).
+"""CSS-LUCB+: CSS-LUCB with time-uniform confidence bounds and targeted sampling (notebook 10).
 
-It is delta-correct for any rewards in [0, 1] through the published bounds of
-:mod:`gbai.thresholds`. The step-engine policy and the fast kernel call the same
-compiled decision function, :func:`plus_decide`, so the two engines agree exactly
-(``tests/test_beyond.py``).
-
-CSS-LUCB's structure (Algorithm 1: the sets ``F_t``, ``F_Pt``, ``P_t``, the leader
-``i_t``, the competitor ``c_t`` and the stopping rule ``F_t ∩ P_t = ∅``) with three
-switches, each removing one source of waste:
-
-* ``confidence``: ``"paper"`` keeps the radius ``sqrt(ln(4NMt^4/delta)/(2T))``;
-  ``"anytime"`` uses Howard et al.'s polynomial-stitched sub-Gaussian boundary
-  (:func:`gbai.thresholds.stitched_radius`, variance proxy 1/4 per reward), which
-  grows like ``ln ln T`` instead of ``ln t^4``; ``"bernstein"`` (default) takes the
-  smaller of that radius and their empirical-Bernstein boundary (Theorem 4 with
-  the stitched boundary of eq. (10) evaluated at ``max(V_t, m)``, the form of
-  their Theorem 1, which holds from the first sample on; scale 1 for rewards in
-  [0, 1], predictable
-  centre ``(1/2 + sum of earlier rewards)/k``), which adapts to the variance: the
-  Beta rewards of the experiments vary five to ten times less than 1/4. The error
-  probability ``delta`` goes 1/4 to the ``NM`` pair intervals and 3/4 to the ``N``
-  arm intervals, equally within each group and split between both sides; in
-  ``"bernstein"`` mode an interval's share goes 10% to the Hoeffding bound and 90%
-  to the empirical-Bernstein bound (see :func:`plus_logs`).
-* ``arm_radius``: ``"paper"`` gives the arm mean the variance proxy 1/4 of a single
-  attribute; ``"average"`` (default) uses 1/(4M), the proxy of an average of ``M``
-  independent [0, 1] attributes (Hoeffding's lemma), a ``sqrt(M)`` narrower interval.
-* ``sampling``: ``"all"`` pulls every attribute of ``i_t`` and ``c_t``, as the paper
-  does; ``"targeted"`` (default) pulls only what is still open. While the leader
-  ``i_t`` is not certified feasible, only its undecided attributes
-  (``L_ij < mu_TH <= U_ij``) are sampled: nothing else can end the run first. Once
-  it is certified, the competitor ``c_t`` can be dismissed either on its mean or,
-  if an undecided attribute looks below the threshold, on that attribute; the rule
-  estimates from the current intervals how many samples each route still needs
-  (``radius^2 x count`` is nearly constant) and samples the cheaper one: that single
-  attribute, or one arm-round of whichever of ``i_t`` and ``c_t`` has the wider mean
-  interval.
-
-Arm means are estimated from *complete arm-rounds*: ``T_i = min_j T_ij`` and the
-first ``T_i`` rewards of each attribute. Their average is then a mean of ``T_i``
-i.i.d. [0, 1] variables, so the time-uniform bounds apply whatever the sampling
-rule (extra samples of single attributes serve the feasibility tests). With
-``sampling="all"`` every attribute of an arm has the same count and this is the
-paper's estimator: with all three switches at ``"paper"``/``"all"`` the algorithm
-is CSS-LUCB, sample for sample.
-
-*Correctness.* On the event that every pair and arm interval contains its mean at
-all times (probability at least ``1 - delta`` by the union bound over the
-intervals, their sides and the two bounds intersected), the stopping
-rule certifies the answer exactly as in the paper: the returned arm is certified
-feasible and its lower bound exceeds the upper bound of every other arm that may
-be feasible; "infeasible" is returned only when every arm has an attribute whose
-upper bound is below the threshold.
+CSS-LUCB's sets, leader, competitor and stopping rule (Algorithm 1 of the paper) with
+three switches, the first value of each the default (:data:`PLUS_OPTIONS`):
+``confidence`` (``bernstein``: Howard et al.'s (2021) stitched Hoeffding boundary
+intersected with their empirical-Bernstein boundary; ``anytime``: the Hoeffding one
+alone; ``paper``: the radius of eq. (3)), ``arm_radius`` (``average``: variance proxy
+1/(4M) for an arm mean; ``paper``: 1/4) and ``sampling`` (``targeted``: only the pairs
+that can still end the run; ``all``: every attribute of the leader and competitor).
+Arm means use complete arm-rounds. With every switch at the paper's setting it is
+CSS-LUCB, sample for sample. Notebook 10 derives the intervals and why the stopping
+rule is delta-correct for any rewards in [0, 1]; both engines call :func:`plus_decide`.
 """
 
 from __future__ import annotations
@@ -107,6 +65,7 @@ def plus_logs(n_arms: int, n_attributes: int, delta: float, confidence: str) -> 
     ``ARM_SHARE delta / (2 N)``. With ``confidence="bernstein"`` each of these is split
     again between the Hoeffding bound (:data:`HOEFFDING_SHARE`) and the
     empirical-Bernstein bound. The first entry is the paper's ``ln(4NM/delta)``.
+    Notebook 10 (section 2) shows that these shares add up to ``delta``.
     """
     pair_alpha = (1.0 - ARM_SHARE) * delta / (2.0 * n_arms * n_attributes)
     arm_alpha = ARM_SHARE * delta / (2.0 * n_arms)
@@ -189,7 +148,8 @@ def plus_decide(pair_mean, pair_radius, arm_mean, arm_radius, counts, threshold,
 
     Returns the answer (an arm, or -1 for infeasible) when ``F_t`` and ``P_t`` are
     disjoint; otherwise fills ``pulls`` and returns :data:`CONTINUE`. The sets, the
-    stopping rule and ``i_t``, ``c_t`` are CSS-LUCB's (:func:`gbai.fast.paper.css_lucb_decision`).
+    stopping rule and ``i_t``, ``c_t`` are CSS-LUCB's (:func:`gbai.fast.paper.css_lucb_decision`);
+    the targeted sampling rule is stated in notebook 10 (section 2).
     """
     n, m = pair_mean.shape
     feasible = np.zeros(n, dtype=np.bool_)
@@ -359,7 +319,7 @@ def _check_plus_options(confidence: str, arm_radius: str, sampling: str) -> None
 
 
 class CSSLUCBPlus:
-    """CSS-LUCB+ as a step-engine policy (see the module docstring for the rule)."""
+    """CSS-LUCB+ as a step-engine policy (the rule: module docstring and notebook 10)."""
 
     def __init__(self, confidence: str = PLUS_OPTIONS["confidence"][0], arm_radius: str = "average",
                  sampling: str = "targeted"):

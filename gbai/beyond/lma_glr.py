@@ -1,36 +1,14 @@
-"""LMA-GLR: lazy mirror ascent sampling with GLR stopping (beyond the paper, notebook 9).
+"""LMA-GLR: lazy mirror ascent sampling with GLR stopping (notebook 11).
 
-It is delta-correct for any rewards in [0, 1] through the published GLR threshold
-of :mod:`gbai.thresholds`. The step-engine policy and the fast kernel call the same
-compiled functions (:func:`glr_decide`, :func:`lma_step`, :func:`track`), so the two
-engines agree exactly (``tests/test_beyond.py``).
-
-An asymptotically optimal algorithm: generalised likelihood ratio (GLR) stopping
-with the most confusing alternative of :mod:`gbai.lower_bounds`, and sampling that
-tracks the optimal allocation ``w*`` learned online.
-
-* *Sampling* (Ménard 2019, "Gradient ascent for active exploration in bandit
-  problems", the lazy mirror ascent rule): the allocation is an exponential-weights
-  learner over the ``NM`` pairs whose gains are the gradient ``d(mu_hat, lambda)`` of
-  the max-min objective of ``T*`` at the best response ``lambda`` to its current
-  allocation; we set its learning rate with AdaHedge (de Rooij, van Erven,
-  Grünwald, Koolen 2014), mix in the uniform allocation with weight
-  ``NM / (2 sqrt((NM)^2 + n))`` (the forced exploration of C-tracking, Garivier &
-  Kaufmann 2016) and sample the pair that lags most behind the cumulated
-  allocation (C-tracking). The learner is updated, and the stopping rule checked,
-  whenever the number of samples has grown by 1% since the last update, which
-  bounds the overshoot to about 1% of the samples.
-* *Stopping.* Each alternative of the empirical instance (:func:`gbai.lower_bounds.
-  alternative_values` with the sample counts as weights) must be rejected: its GLR
-  must exceed ``sum_{p in S} 3 ln(1 + ln N_p) + |S| T(x/|S|)`` (Kaufmann & Koolen
-  2021, Theorem 7; :func:`gbai.thresholds.glr_threshold`), where ``S`` holds the
-  pairs the alternative can move: one pair for "the answer's attribute j falls below
-  the threshold", the ``2M`` pairs of the answer and arm ``b`` for "arm ``b`` becomes
-  the best feasible arm", the ``M`` pairs of arm ``b`` for "arm ``b`` becomes
-  feasible". If the answer is wrong, the true means lie in one such alternative
-  through pairs of one of these sets, and for a fixed truth there are at most
-  ``NM + N`` possible sets; ``x = ln((NM + N)/delta)`` makes the union of their
-  deviation events have probability at most ``delta``.
+Asymptotically optimal for the characteristic time ``T*`` (Garivier & Kaufmann 2016).
+Sampling tracks (C-tracking) an allocation learned online by lazy mirror ascent
+(Ménard 2019), an exponential-weights learner with AdaHedge step sizes (de Rooij et
+al. 2014) and forced exploration; the learner is updated, and the stopping rule
+checked, whenever the samples have grown by :data:`LMA_UPDATE_RATE`. Stopping: the
+GLR of every alternative of the empirical instance (:func:`gbai.alternative_values`)
+exceeds Kaufmann & Koolen's (2021, Theorem 7) threshold for the pairs it moves, with
+``x = ln((NM + N)/delta)``. Notebook 11 derives why this is delta-correct for any
+rewards in [0, 1]. Both engines call :func:`glr_decide`, :func:`lma_step` and :func:`track`.
 """
 
 from __future__ import annotations
@@ -44,14 +22,14 @@ from ..fast.paper import CONTINUE, run_result
 from ..fast.rewards import draw
 from ..paper.engine import NO_ANSWER, Decision, RoundState
 from ..paper.rewards import reward_exponents
-from ..lower_bounds.alternatives import (
+from ..limits.alternatives import (
     KIND_BEST_INFEASIBLE,
     KIND_OVERTAKE,
     alternative_values_kernel,
     answer_kernel,
     best_response_kernel,
 )
-from ..lower_bounds.divergences import divergence_scalar
+from ..limits.divergences import divergence_scalar
 from .confidence_sequences import calibration
 
 __all__ = ["LMAGLR", "LMA_UPDATE_RATE", "glr_constants", "glr_decide", "lma_glr_kernel", "run_lma_glr"]
@@ -61,7 +39,12 @@ LMA_UPDATE_RATE = 0.01
 
 
 def glr_constants(n_arms: int, n_attributes: int, delta: float) -> tuple[float, float, float]:
-    """``|S| T(x/|S|)`` for ``|S| = 1, M, 2M`` with ``x = ln((NM + N)/delta)``."""
+    """``|S| T(x/|S|)`` for ``|S| = 1, M, 2M`` with ``x = ln((NM + N)/delta)``.
+
+    ``T`` is Kaufmann & Koolen's calibration function (:func:`.confidence_sequences.calibration`);
+    the sets ``S`` of one, ``M`` and ``2M`` pairs and the union over ``NM + N`` of them
+    are derived in notebook 11 (section 2).
+    """
     x = math.log((n_arms * n_attributes + n_arms) / delta)
     m = n_attributes
     return calibration(x), m * calibration(x / m), 2 * m * calibration(x / (2 * m))
@@ -69,7 +52,14 @@ def glr_constants(n_arms: int, n_attributes: int, delta: float) -> tuple[float, 
 
 @njit(cache=True)
 def glr_decide(mu_hat, threshold, counts, single, row, two_rows):
-    """The answer when the GLR of every alternative exceeds its threshold, else -3."""
+    """The answer when the GLR of every alternative exceeds its threshold, else -3.
+
+    The GLR of an alternative is its value in :func:`gbai.alternative_values` with the
+    counts as weights; its threshold is ``sum_{p in S} 3 ln(1 + ln N_p)`` plus
+    ``single``, ``row`` or ``two_rows`` (:func:`glr_constants`) for the pairs ``S`` it
+    moves: one attribute of the answer, the ``M`` pairs of arm ``b``, or the ``2M``
+    pairs of the answer and ``b``.
+    """
     n, m = mu_hat.shape
     answer, tie = answer_kernel(mu_hat, threshold)
     if tie >= 0:
@@ -210,7 +200,7 @@ def lma_glr_kernel(means, threshold, delta, keys, exponents, model, max_samples,
 
 
 class LMAGLR:
-    """LMA-GLR as a step-engine policy: one sample per round (see the module docstring)."""
+    """LMA-GLR as a step-engine policy: one sample per round (module docstring, notebook 11)."""
 
     name = "lma-glr"
 

@@ -19,9 +19,9 @@ import numpy as np
 from numba import njit
 
 from ..experiments import paper_instance
-from ..lower_bounds.alternatives import alternative_values_kernel, best_response, best_response_kernel
-from ..lower_bounds.characteristic_time import characteristic_time
-from ..lower_bounds.divergences import kl_bernoulli_scalar
+from ..limits.alternatives import alternative_values_kernel, best_response, best_response_kernel
+from ..limits.characteristic_time import characteristic_time
+from ..limits.divergences import kl_bernoulli_scalar
 from ..paper.instances import EXPERIMENTS
 from ..paper.model import Instance
 from ..simulation import run

@@ -21,8 +21,8 @@ import warnings
 from ..algorithms import ALGORITHMS, resolve
 from ..asrun.instances import PUBLISHED_EXPERIMENTS
 from ..experiments import get_experiment, paper_instance
-from ..lower_bounds.characteristic_time import characteristic_time
-from ..lower_bounds.divergences import kl_bernoulli_scalar
+from ..limits.characteristic_time import characteristic_time
+from ..limits.divergences import kl_bernoulli_scalar
 from ..paper.engine import DEFAULT_MAX_SAMPLES
 from ..paper.instances import EXPERIMENTS, PAPER_DELTA
 from ..paper.model import Instance, check_delta, load_instance

@@ -1,4 +1,4 @@
-"""How close Betting-GBAI comes to the limit: the measurements behind notebook 9's claims.
+"""How close Betting-GBAI comes to the limit: longer measurements than notebooks 11 and 12 make.
 
 ``python -m gbai.tools.near_limit`` runs four long sweeps (about half an hour on two
 cores at the defaults) and prints each as a Markdown table. It also writes each

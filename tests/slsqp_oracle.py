@@ -1,23 +1,26 @@
-"""The SLSQP + LP solver of ``T*`` of earlier versions (``method="numeric"``).
+"""Test oracle: the characteristic time by SLSQP + an LP certificate, independent of the structured solver.
 
-Kept for checking the structured solver (:mod:`~gbai.lower_bounds.structured`) and
-for the Gaussian divergence; it is certified the same way (weak duality), but its
-LP over all alternatives met grows with N M and it slows down beyond about 20 x 5.
+The max-min of Garivier & Kaufmann (2016) is solved over the full weight simplex
+(SLSQP on the epigraph form with Danskin gradients, an active-set polish, Kelley
+cutting planes) and certified by weak duality with the LP mixture of the
+alternatives met. Slow beyond about 20 x 5; Bernoulli and Gaussian divergences.
 """
 
 from __future__ import annotations
 
 import math
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
 from scipy.optimize import linprog, minimize
 
-from .alternatives import alternative_values_kernel, alternatives_kernel, answer_kernel
-from .divergences import divergence_scalar
+from gbai.limits.alternatives import alternative_lambda, alternative_values_kernel, alternatives_kernel, answer_kernel
+from gbai.limits.divergences import divergence_code, divergence_scalar
+from gbai.paper.model import Instance
 
-__all__ = ["optimise_slsqp"]
+__all__ = ["OracleTime", "optimise_slsqp", "slsqp_characteristic_time"]
 
 #: Points of the segment from the incumbent (0) to the cutting-plane point (1) at
 #: which each cutting-plane iteration evaluates the best responses.
@@ -55,7 +58,11 @@ class _Oracle:
         key = w_flat.tobytes()
         if key != self._key:
             w = np.ascontiguousarray(w_flat.reshape(self.shape))
-            _, _, _, values, lams = alternatives_kernel(self.means, self.threshold, w, self.code, True)
+            kinds, arms, attrs, values, rows_a, rows_b = alternatives_kernel(
+                self.means, self.threshold, w, self.code, np.zeros((3,) + self.shape + (0,)))
+            a = answer_kernel(self.means, self.threshold)[0]
+            lams = np.array([alternative_lambda(self.means, self.threshold, a, kinds[k], arms[k], attrs[k], rows_a[k],
+                                                rows_b[k]) for k in range(len(values))])
             columns = _divergence_columns(self.means, lams, self.code).reshape(len(values), -1)
             self._key, self._values, self._columns = key, values, columns
             self.calls += 1
@@ -335,3 +342,25 @@ def optimise_slsqp(means, threshold, code, tol, max_iter):
     return solver.w.reshape(solver.shape), solver.value, solver.upper, solver.iterations
 
 
+@dataclass(frozen=True)
+class OracleTime:
+    """``T* = 1 / value`` with the certified upper bound ``value_upper`` on ``1/T*``."""
+
+    T_star: float
+    w_star: np.ndarray
+    value: float
+    value_upper: float
+    gap: float
+
+
+def slsqp_characteristic_time(instance: Instance, divergence: str = "bernoulli", *, tol: float = 1e-5,
+                              max_iter: int = 500) -> OracleTime:
+    """``T*`` of ``instance`` by :class:`_MaxMinSolver`; ``T* = inf`` for a tie or a best pair at the threshold."""
+    means = np.ascontiguousarray(instance.means, dtype=np.float64)
+    th = float(instance.threshold)
+    n, m = means.shape
+    a, tie = answer_kernel(means, th)
+    if a >= 0 and (tie >= 0 or means[a].min() <= th):
+        return OracleTime(math.inf, np.full((n, m), 1.0 / (n * m)), 0.0, 0.0, 0.0)
+    w, value, upper, _ = optimise_slsqp(means, th, divergence_code(divergence), tol, max_iter)
+    return OracleTime(1.0 / value, w, value, upper, (upper - value) / value)

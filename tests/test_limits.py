@@ -1,4 +1,4 @@
-"""Tests of gbai.lower_bounds: divergences, best response (GLR), T* and Theorem 1.
+"""Tests of gbai.limits: divergences, best response (GLR), T* and Theorem 1.
 
 Reference values are computed independently in this file (scipy's ``rel_entr`` for
 the KL divergence, generic constrained minimisation for the best response,
@@ -19,7 +19,7 @@ from scipy.special import rel_entr
 
 import gbai
 from gbai import HardnessWarning, Instance
-from gbai.lower_bounds import (
+from gbai.limits import (
     KIND_NAMES,
     alternative_values,
     best_response,
@@ -28,8 +28,9 @@ from gbai.lower_bounds import (
     kl_gaussian,
     lower_bound_tstar,
 )
+from gbai.limits.alternatives import best_response_kernel
+from slsqp_oracle import slsqp_characteristic_time
 from gbai.paper.theorem1 import theorem1_bound, theorem1_constants
-from gbai.lower_bounds.alternatives import best_response_kernel
 
 # Tolerance for "the returned alternative is in the closure of Alt(mu)": the
 # kernel lands on the feasible side of the sum constraint by construction, and the
@@ -392,7 +393,7 @@ def test_tstar_infeasible_closed_form_and_numeric_agree():
             assert w.sum() == pytest.approx(1.0, rel=1e-14)
             assert best_response(mu, th, w, divergence).value == pytest.approx(1.0 / expected, rel=1e-12)
             # The general optimiser certifies a relative gap <= 1e-5; 2e-5 leaves room.
-            numeric = characteristic_time(inst, divergence, method="numeric")
+            numeric = slsqp_characteristic_time(inst, divergence)
             assert numeric.gap <= 1e-5
             assert numeric.T_star == pytest.approx(expected, rel=2e-5)
 

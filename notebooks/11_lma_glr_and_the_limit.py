@@ -1,0 +1,532 @@
+# ---
+# jupyter:
+#   jupytext:
+#     cell_metadata_filter: nbgrader,tags,-all
+#     notebook_metadata_filter: -papermill,-widgets,-varInspector
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 11. LMA-GLR and the limit: tracking $w^\star$, stopping on the GLR
+#
+# The paper bounds the samples of any $\delta$-correct algorithm from below with its
+# hardness index (Theorem 1); notebook 2 computed the exact limit instead, the
+# characteristic time $T^\star(\mu)$ of Garivier and Kaufmann (2016): every
+# $\delta$-correct algorithm needs at least $T^\star(\mu)\,\mathrm{kl}(\delta,
+# 1-\delta)$ samples in expectation, about $T^\star(\mu)\ln(1/\delta)$ for small
+# $\delta$. Algorithms that reach it asymptotically sample in the proportions
+# $w^\star(\mu)$ and stop with a generalised likelihood ratio (GLR) test, as
+# Track-and-Stop does (Garivier and Kaufmann 2016). LMA-GLR applies this recipe to
+# grouped bandits with a threshold: it learns $w^\star$ online by lazy mirror
+# ascent (Ménard 2019) and stops with a GLR test on every alternative of notebook 2,
+# calibrated with the mixture-martingale thresholds of Kaufmann and Koolen (2021).
+#
+# Section 1 states the two published time-uniform bounds that CSS-LUCB+
+# (notebook 10) and LMA-GLR rest on; section 2 derives LMA-GLR's stopping rule
+# and why it is $\delta$-correct; sections 3 and 4 run it on the paper's
+# experiments; section 5 measures how every algorithm of notebooks 10 to 12
+# approaches the limit as $\delta \to 0$, for Bernoulli and for Beta rewards.
+
+# %% tags=["parameters"]
+n_runs = 300  # runs per point (paired seeds: run r uses the same rewards for every algorithm)
+delta = 0.1  # the paper's confidence level
+seed = 2024  # the seed of notebooks 4-8, so the CSS-LUCB runs come from the cache
+workers = None  # processes for the sweeps (None: all cores)
+quick = False  # True: a small, fast configuration (used by the tests)
+n_runs_error = 1000  # runs for the error-rate check on two instances
+deltas = [1e-1, 1e-3, 1e-6, 1e-10]  # for the asymptotic comparison
+
+# %%
+if quick:
+    n_runs, n_runs_error = 6, 20
+
+import matplotlib.pyplot as plt
+import matplotlib.ticker as ticker
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+import gbai
+from gbai.plotting import ALGORITHM_STYLES, plot_sample_complexity, savefig
+
+ALGORITHMS = ["css-lucb", "css-lucb-plus", "lma-glr", "betting"]
+EXPERIMENTS = ["exp1", "exp2", "exp3", "vary-n", "vary-m"]
+TITLES = {"exp1": "Experiment 1", "exp2": "Experiment 2", "exp3": "Experiment 3", "vary-n": "Varying N (Table IV)",
+          "vary-m": "Varying M (Table IV)"}
+LIMIT_LABEL = "limit T*(μ)·kl(δ, 1−δ)\n(K_inf of the Beta rewards)"
+
+# %% [markdown]
+# ## 1. Two published time-uniform bounds
+#
+# Both bounds below control a process *at every time at once*, so they hold at a
+# stopping time chosen by the algorithm. Both rest on Ville's inequality: a
+# nonnegative supermartingale $(Z_t)$ with $Z_0 = 1$ ever reaches $1/\alpha$ with
+# probability at most $\alpha$.
+#
+# ### Howard et al. (2021): stitched boundaries
+#
+# A process $S_t$ is *sub-$\psi$* with variance process $V_t$ when
+# $\exp(\lambda S_t - \psi(\lambda) V_t)$ is bounded by a nonnegative
+# supermartingale for every $\lambda$ in a range; $\psi(\lambda) = \lambda^2/2$ is
+# the sub-Gaussian case, and the sub-exponential case adds a scale $c \ge 0$
+# ($c = 0$ is sub-Gaussian). Howard et al. (2021, Theorem 1, with the boundary of
+# their eq. (10)) show that for $\eta > 1$, $s > 1$, $m > 0$ and $\alpha \in (0, 1)$,
+#
+# $$\Pr\bigl(\exists t:\ S_t \ge u_\alpha(\max(V_t, m))\bigr) \le \alpha, \qquad
+#   u_\alpha(v) = \sqrt{k_1^2\, v\, \ell(v) + (k_2\, c\, \ell(v))^2} + k_2\, c\, \ell(v),$$
+#
+# $$\ell(v) = s \ln\ln\frac{\eta v}{m} + \ln\frac{\zeta(s)}{\alpha (\ln \eta)^s}, \qquad
+#   k_1 = \frac{\eta^{1/4} + \eta^{-1/4}}{\sqrt 2}, \qquad k_2 = \frac{\sqrt\eta + 1}{2}.$$
+#
+# The idea: cut the intrinsic time $v$ into geometric epochs $[m\eta^k, m\eta^{k+1})$;
+# in epoch $k$ a single exponential supermartingale, tuned to that epoch, crosses
+# a straight line with probability at most $\alpha_k = \alpha / (\zeta(s) (k+1)^s)$
+# (Ville), and the $\alpha_k$ add up to $\alpha$ because $\sum_k (k+1)^{-s} = \zeta(s)$.
+# The boundary $u_\alpha$ lies above every epoch's line in its epoch; the
+# $s\ln\ln$ term is the price of the epoch index $k \approx \log_\eta(v/m)$. We use
+# the authors' defaults $\eta = 2$, $s = 1.4$, for which the boundary is close to
+# their simplified form $1.7\sqrt{v(\ln\ln(2v) + 0.72\ln(5.2/\alpha))}$ when
+# $c = 0$ and $m = 1$. Evaluated at $\max(V_t, m)$, as in their Theorem 1, it holds
+# from the first sample on: while $V_t < m$ it is held at $u_\alpha(m)$.
+#
+# For rewards in $[0, 1]$ with mean $\mu$, the centred sum
+# $S_t = \sum_{k \le t}(X_k - \mu)$ is sub-Gaussian with $V_t = t/4$ (Hoeffding's
+# lemma), and an average of $M$ independent attributes with $V_t = t/(4M)$
+# (notebook 10, section 2). It is also sub-exponential with scale $c = 1$ and the
+# empirical variance process $\hat V_t = \sum_{k \le t}(X_k - \hat X_{k-1})^2$,
+# for any predictable centre $\hat X_{k-1}$ in $[0, 1]$ (Howard et al. 2021,
+# Theorem 4): the empirical-Bernstein bound of CSS-LUCB+.
+#
+# ### Kaufmann and Koolen (2021): thresholds for sums of KL terms
+#
+# For a set $S$ of independent arms of a one-parameter exponential family with
+# divergence $d$, counts $N_p(t) \ge 1$ and empirical means $\hat\mu_p(t)$,
+# Kaufmann and Koolen (2021, Theorem 7) show that for every $x > 0$
+#
+# $$\Pr\Bigl(\exists t:\ \sum_{p \in S}\bigl[N_p(t)\, d(\hat\mu_p(t), \mu_p) - 3\ln(1 + \ln N_p(t))\bigr]
+#   \ge |S|\, \mathcal{T}\bigl(x/|S|\bigr)\Bigr) \le e^{-x},$$
+#
+# with the calibration function
+# $\mathcal{T}(x) = 2\,\tilde h_{3/2}\bigl((h^{-1}(1 + x) + \ln(2\zeta(2)))/2\bigr)$,
+# where $h(u) = u - \ln u$, $h^{-1}$ is its inverse on $u \ge 1$, and
+# $\tilde h_z(x) = e^{1/h^{-1}(x)} h^{-1}(x)$ if $x \ge h^{-1}(1/\ln z)$, else
+# $z(x - \ln\ln z)$. $\mathcal{T}(x)$ grows like $x$ plus a logarithmic term. The
+# theorem is stated for exponential families, but with the Bernoulli divergence it
+# holds for any rewards in $[0, 1]$: by convexity of $x \mapsto e^{\lambda x}$,
+#
+# $$\mathbb{E}\, e^{\lambda X} \le 1 - \mu + \mu e^{\lambda} \qquad (X \in [0, 1],\ \mathbb{E} X = \mu),$$
+#
+# so such rewards are *sub-Bernoulli*: the Bernoulli likelihood-ratio processes
+# of the proof remain nonnegative supermartingales, which is all the proof uses.
+#
+# ## 2. LMA-GLR
+#
+# **The GLR of an alternative.** Let $\hat\mu$ be the empirical means, $N_p$ the
+# counts and $a$ the answer of $\hat\mu$. Notebook 2 split the instances whose
+# answer differs from $a$ into closed sets, one per way of being wrong, each moving
+# only a few pairs:
+#
+# * (A) for each attribute $j$ of $a$: $\lambda_{aj} \le \mu_{TH}$; it moves the
+#   single pair $(a, j)$;
+# * (B) for each arm $b \ne a$: $b$ is feasible and its mean is at least $a$'s; it
+#   moves the $2M$ pairs of arms $a$ and $b$;
+# * (C) when $a$ is "infeasible", for each arm $b$: $b$ becomes feasible; it moves
+#   the $M$ pairs of arm $b$.
+#
+# The GLR statistic of such a set $\Lambda$ is
+# $\inf_{\lambda \in \Lambda} \sum_p N_p\, d(\hat\mu_p, \lambda_p)$, the best response
+# of notebook 2 with the counts as weights (`gbai.alternative_values`), where
+# only the pairs $S$ that $\Lambda$ moves differ from $\hat\mu$ (moving any other
+# pair would only add to the sum). LMA-GLR stops and
+# answers $a$ when every alternative's GLR exceeds
+#
+# $$\beta_S = \sum_{p \in S} 3\ln(1 + \ln N_p) + |S|\,\mathcal{T}\Bigl(\frac{x}{|S|}\Bigr),
+#   \qquad x = \ln\frac{NM + N}{\delta}.$$
+#
+# **Why it is $\delta$-correct: a union over $NM + N$ deviation sets.** Suppose the
+# run stops with an answer $a$ that is wrong for the true means $\mu$. Then $\mu$ lies
+# in one of the alternative sets $\Lambda$ of $\hat\mu$, with pair set $S$. Since
+# the constraints of $\Lambda$ only involve the pairs of $S$, the point equal to $\mu$
+# on $S$ and to $\hat\mu$ elsewhere is in $\Lambda$, so
+#
+# $$\beta_S < \mathrm{GLR}(\Lambda) \le \sum_{p \in S} N_p\, d(\hat\mu_p, \mu_p),$$
+#
+# which is the deviation event of Kaufmann and Koolen's Theorem 7 for the set $S$.
+# Which sets $S$ can occur depends on the truth only: if $a$ is an infeasible arm,
+# $\mu$ is in (A) for an attribute $j$ with $\mu_{aj} < \mu_{TH}$, a single pair
+# (at most $NM$ such sets); if $a$ is a feasible arm worse than the best arm $a^\star$,
+# $\mu$ is in (B) with $b = a^\star$, the rows of $a$ and $a^\star$ (at most $N - 1$
+# sets); if $a$ is "infeasible" while $a^\star$ exists, $\mu$ is in (C) with
+# $b = a^\star$, the row of $a^\star$ (one set). Each of these at most
+# $NM + N$ events has probability at most $e^{-x} = \delta/(NM + N)$ at any time,
+# hence at the stopping time, and their union at most $\delta$. Every pair is
+# sampled once before the first test, so $N_p \ge 1$ as the theorem requires. The
+# Bernoulli divergence makes this hold for any rewards in $[0, 1]$ (section 1).
+#
+# **Sampling: learning $w^\star$ online.** $1/T^\star(\mu) = \max_w \min_{\lambda \in
+# \mathrm{Alt}(\mu)} \sum_p w_p\, d(\mu_p, \lambda_p)$ is a game between an allocation
+# $w$ and an alternative $\lambda$ (notebook 2). Ménard (2019) plays it online:
+# an exponential-weights learner over the $NM$ pairs chooses $w$, and its gain
+# vector is $g_p = d(\hat\mu_p, \lambda_p)$ at the best response $\lambda$ to $w$, a
+# supergradient of the concave inner minimum. LMA-GLR sets the learner's rate with
+# AdaHedge (de Rooij et al. 2014), so nothing needs tuning; mixes in the uniform
+# allocation with weight $\varepsilon = 1/(2\sqrt{(NM)^2 + n})$ per pair after $n$
+# samples, so that every pair keeps being sampled and $\hat\mu \to \mu$; and samples
+# the pair whose count lags most behind the cumulated allocations (C-tracking,
+# Garivier and Kaufmann 2016). The learner is updated, and the stopping rule
+# checked, each time the sample count has grown by 1%, which costs at most about 1%
+# extra samples. As the empirical allocation approaches $w^\star(\mu)$, the GLR grows
+# like $n/T^\star(\mu)$ while the thresholds grow like $\ln(1/\delta)$, which is why
+# the rule is designed to stop after about $T^\star(\mu)\ln(1/\delta)$ samples as
+# $\delta \to 0$. The sampling rule plays no part in the correctness argument above.
+#
+# ## 3. Every paper experiment, at the paper's $\delta = 0.1$
+#
+# LMA-GLR on every instance of experiments 1 to 3 and of the varying tables,
+# beside CSS-LUCB and CSS-LUCB+ (notebook 10, same seeds), against the limit for
+# the Beta rewards of the experiments. On the varying tables the three sizes are
+# pooled along the x axis by their limit.
+
+# %%
+shown = ["css-lucb", "css-lucb-plus", "lma-glr"]
+parts = {name: gbai.sweep_experiment(name, shown, n_runs=n_runs, delta=delta, seed=seed, workers=workers)
+         for name in EXPERIMENTS}
+summary = pd.concat([parts[name][1] for name in EXPERIMENTS], ignore_index=True)
+
+fig, axes = plt.subplots(2, 3, figsize=(8.4, 5.8))
+for index, (ax, name) in enumerate(zip(axes.flat, EXPERIMENTS)):
+    rows = parts[name][1]
+    if rows["size"].notna().any():  # the varying tables: one point per instance, placed at its limit
+        plot_sample_complexity(rows.assign(point=rows["T_star_kl"]), x="point", reference="T_star_kl", ax=ax,
+                               reference_label=LIMIT_LABEL)
+        ax.set_xscale("log")
+        ax.xaxis.set_major_locator(ticker.LogLocator(subs=(1, 2, 3, 5)))
+        ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda value, _: f"{value:g}"))
+        ax.xaxis.set_minor_formatter(ticker.NullFormatter())
+        ax.set_xlabel("limit T*(μ)·kl(δ, 1−δ)")
+    else:
+        plot_sample_complexity(rows, x="x", reference="T_star_kl", ax=ax, reference_label=LIMIT_LABEL)
+        ax.set_xlabel("x")
+    ax.set_title(TITLES[name], fontsize=10)
+    ax.set_ylabel("mean samples" if index % 3 == 0 else "")
+    ax.tick_params(labelsize=8)
+    handles, labels = ax.get_legend_handles_labels()
+    ax.get_legend().remove()
+axes.flat[-1].axis("off")
+axes.flat[-1].legend(handles, labels, loc="center", fontsize=9, frameon=False)
+fig.tight_layout()
+columns = ["instance", "experiment", "x", "size", "algorithm", "mean_samples", "ci95_low", "ci95_high", "T_star_kl",
+           "ratio_to_T_star_kl", "error_rate", "unstopped"]
+savefig(fig, "beyond_lma_glr", data=summary[columns])
+plt.show()
+
+# %%
+wide = summary.pivot_table(index=["experiment", "instance"], columns="algorithm",
+                           values=["mean_samples", "ratio_to_T_star_kl"], sort=False)
+table = pd.DataFrame({
+    "CSS-LUCB / LMA-GLR": wide["mean_samples"]["css-lucb"] / wide["mean_samples"]["lma-glr"],
+    "LMA-GLR / CSS-LUCB+": wide["mean_samples"]["lma-glr"] / wide["mean_samples"]["css-lucb-plus"],
+    "LMA-GLR / limit": wide["ratio_to_T_star_kl"]["lma-glr"],
+})
+table.round(2)
+
+# %% [markdown]
+# **What we measured.** At $\delta = 0.1$ LMA-GLR needs fewer samples than CSS-LUCB
+# on every paper instance, but far more than CSS-LUCB+: its thresholds, which must
+# cover sums of KL terms over up to $2M$ pairs at once, each with its own
+# $\ln\ln$ term, are large compared with $\ln(1/\delta)$ when $\delta$ is large.
+# Its strength is asymptotic (section 5).
+
+# %%
+gain = table["CSS-LUCB / LMA-GLR"]
+print(f"LMA-GLR needs {gain.min():.1f} to {gain.max():.1f} times fewer samples than CSS-LUCB, and "
+      f"{table['LMA-GLR / CSS-LUCB+'].min():.1f} to {table['LMA-GLR / CSS-LUCB+'].max():.1f} times more than CSS-LUCB+")
+print(f"LMA-GLR needs {table['LMA-GLR / limit'].min():.0f} to {table['LMA-GLR / limit'].max():.0f} times the limit "
+      f"of the Beta rewards")
+for name, values in gain.groupby(level="experiment", sort=False):
+    print(f"   {TITLES[name]:<21} {values.min():.1f} to {values.max():.1f} times fewer than CSS-LUCB")
+
+# %% [markdown]
+# ## 4. Empirical error rates
+#
+# Every run of section 3 is checked against the true answer (among the runs that
+# stopped; the share that hit the sample budget is shown beside it), and LMA-GLR
+# runs more often on two instances: a feasible one, and one whose highest-mean arm
+# is infeasible, with the exact (Clopper-Pearson) 95% upper confidence limit on the
+# error probability.
+
+# %%
+lma = summary[summary["algorithm"] == "lma-glr"]
+print(f"LMA-GLR, section 3: largest error rate among stopped runs {lma['error_rate'].max():.4f} "
+      f"(delta = {delta}); runs that hit the sample budget: {lma['unstopped_runs'].sum()} of {lma['runs'].sum()}")
+check_instances = {"exp1 x=0.35 (feasible)": gbai.paper_instance("exp1", 0.35),
+                   "exp3 x=0.3 (risky highest-mean arm)": gbai.paper_instance("exp3", 0.3)}
+check = gbai.sweep(check_instances, ["lma-glr"], n_runs=n_runs_error, delta=delta, seed=seed + 1, workers=workers)
+rates = check.groupby(["instance", "algorithm"]).agg(runs=("error", "size"), stopped=("stopped", "sum"),
+                                                     errors=("error", "sum"))
+rates["unstopped"] = rates["runs"] - rates["stopped"]
+rates["error rate"] = rates["errors"] / rates["stopped"]
+rates["95% upper limit"] = [stats.beta.ppf(0.95, e + 1, n - e) for e, n in zip(rates["errors"], rates["stopped"])]
+print(f"{rates['errors'].sum()} wrong answers in {rates['stopped'].sum()} stopped runs")
+rates.round(4)
+
+# %% [markdown]
+# As for every algorithm here, the guarantee covers the worst reward law on
+# $[0, 1]$, so the observed error rates sit far below $\delta$.
+#
+# ## 5. Asymptotics: the ratio to $T^\star\mathrm{kl}(\delta, 1-\delta)$ as $\delta \to 0$
+#
+# An asymptotically optimal algorithm needs $T^\star\ln(1/\delta)(1 + o(1))$
+# samples: its ratio to $T^\star\mathrm{kl}(\delta, 1-\delta)$ must fall towards 1.
+# Each reward model has its own limit: $T^\star$ with the Bernoulli divergence for
+# Bernoulli rewards, and with $K_{\inf}$ of the Beta laws for Beta rewards
+# (notebook 2; `gbai.matching_divergence`). No $\delta$-correct algorithm can go
+# below either asymptotically. We show both reward models, for CSS-LUCB, CSS-LUCB+
+# (notebook 10), LMA-GLR and Betting-GBAI (notebook 12).
+
+# %%
+asymptotic_instances = {inst.label: inst for inst in [
+    gbai.paper_instance("exp1", 0.35), gbai.paper_instance("exp3", 0.3), gbai.paper_instance("vary-n", 0.42, 4)]}
+asymptotic_runs = max(n_runs // 2, 6)
+rows = []
+t_star = {(label, reward): gbai.characteristic_time(instance, gbai.matching_divergence(reward)).T_star
+          for label, instance in asymptotic_instances.items() for reward in ("bernoulli", "beta")}
+for reward in ("bernoulli", "beta"):
+    for level in deltas:
+        table_delta = gbai.sweep(asymptotic_instances, ALGORITHMS, n_runs=asymptotic_runs, delta=level,
+                                 seed=seed, reward=reward, workers=workers)
+        for (label, algorithm), group in table_delta.groupby(["instance", "algorithm"]):
+            kl = gbai.kl_bernoulli(level, 1 - level)
+            mean = group["samples"].mean()
+            rows.append({"reward": reward, "delta": level, "instance": label, "algorithm": algorithm,
+                         "mean_samples": mean, "ratio_to_T_star_kl": mean / (t_star[label, reward] * kl),
+                         "ratio_to_bernoulli": mean / (t_star[label, "bernoulli"] * kl),
+                         "error_rate": group["error"].sum() / group["stopped"].sum() if group["stopped"].any() else np.nan,
+                         "unstopped": 1 - group["stopped"].mean()})
+asymptotics = pd.DataFrame(rows)
+asymptotics.pivot_table(index=["reward", "instance", "algorithm"], columns="delta",
+                        values="ratio_to_T_star_kl").round(2)
+
+# %%
+fig, axes = plt.subplots(1, 2, figsize=(8.4, 4.8), sharey=True)
+line_styles = dict(zip(asymptotic_instances, ["-", "--", ":"]))
+for ax, reward in zip(axes, ("bernoulli", "beta")):
+    for (label, algorithm), group in asymptotics[asymptotics["reward"] == reward].groupby(["instance", "algorithm"]):
+        style = ALGORITHM_STYLES[algorithm]
+        ax.plot(np.log(1 / group["delta"]), group["ratio_to_T_star_kl"], color=style["color"],
+                marker=style["marker"], markersize=4, linestyle=line_styles[label])
+    ax.axhline(1.0, color="black", linestyle=":")
+    ax.set_yscale("log")
+    ax.set_xlabel(r"$\ln(1/\delta)$")
+    ax.set_title(f"{reward.capitalize()} rewards", fontsize=10)
+    ax.tick_params(labelsize=8)
+    ax.grid(True, which="both", alpha=0.3)
+axes[0].set_ylabel(r"mean samples / $T^\star\,\mathrm{kl}(\delta, 1-\delta)$")
+# Two legends below the panels: colours for the algorithms, line styles for the instances.
+algorithm_handles = [plt.Line2D([], [], color=ALGORITHM_STYLES[a]["color"], marker=ALGORITHM_STYLES[a]["marker"],
+                                label=ALGORITHM_STYLES[a]["label"]) for a in ALGORITHMS]
+instance_handles = [plt.Line2D([], [], color="grey", linestyle=style, label=label)
+                    for label, style in line_styles.items()]
+fig.tight_layout(rect=(0, 0.14, 1, 1))
+fig.legend(handles=algorithm_handles, loc="lower left", bbox_to_anchor=(0.08, 0.0), ncol=2, fontsize=9, frameon=False)
+fig.legend(handles=instance_handles, loc="lower right", bbox_to_anchor=(0.98, 0.0), ncol=1, fontsize=9,
+           frameon=False)
+savefig(fig, "beyond_asymptotics", data=asymptotics)
+plt.show()
+
+# %% [markdown]
+# **What we measured.** For LMA-GLR the ratio falls steadily as $\delta$ shrinks,
+# on every instance and for both reward models, as asymptotic optimality predicts,
+# and is still falling at $\delta = 10^{-10}$. The approach is slow because of the
+# second-order terms of its thresholds: the $\ln\ln$ terms, and sums over up to
+# $2M$ pairs, which a single $\ln(1/\delta)$ dominates only for very small $\delta$.
+# In the range we measured CSS-LUCB+ stays ahead of LMA-GLR, even on Bernoulli
+# rewards. On Beta rewards its empirical-Bernstein bounds bring it within a small
+# factor of the Bernoulli limit, which is still several times the $K_{\inf}$ limit
+# of those rewards (right panel). Its LUCB sampling does not follow $w^\star$, so it
+# carries no asymptotic-optimality guarantee; LMA-GLR's guarantee is about
+# $\delta \to 0$, beyond the range simulated here. CSS-LUCB's ratio falls too,
+# because its $\ln t^4$ overhead weighs relatively less when $\ln(1/\delta)$ is large.
+#
+# Betting-GBAI (notebook 12) is the closest to the limit at every $\delta$ and for
+# both reward models. Its tests pay $\ln((N+M-1)/\delta)$ plus the cost of not
+# knowing the best bet (a uniform mixture of $G$ bets loses at most $\ln G$ nats to
+# the best of them), instead of sums of $\ln\ln$ terms over many pairs, and the
+# extra cost weighs less as $\ln(1/\delta)$ grows. On Beta rewards it tracks the
+# $K_{\inf}$ limit about as closely as the Bernoulli limit on Bernoulli rewards,
+# because a bet on the rewards themselves grows as fast as their law allows, not
+# as fast as the worst law with the same mean.
+
+# %%
+ratio = asymptotics.pivot_table(index=["reward", "instance", "algorithm"], columns="delta",
+                                values="ratio_to_T_star_kl")
+largest, smallest = max(deltas), min(deltas)
+steps = ratio.loc[(slice(None), slice(None), "lma-glr")]
+falling = (np.diff(steps[sorted(deltas, reverse=True)].to_numpy(), axis=1) < 0).all(axis=1)
+print(f"LMA-GLR's ratio falls at every step of delta on {falling.sum()} of {falling.size} (reward, instance) pairs")
+
+
+def span(reward, algorithm, level, values=ratio):
+    column = values.loc[(reward, slice(None), algorithm), level]
+    return f"{column.min():.2f} to {column.max():.2f}"
+
+
+for reward in ("bernoulli", "beta"):
+    print(f"{reward.capitalize()} rewards, ratio to the matching limit at delta = {largest:g} -> {smallest:g}:")
+    for algorithm in ALGORITHMS:
+        print(f"   {ALGORITHM_STYLES[algorithm]['label']:<13} {span(reward, algorithm, largest):<17} -> "
+              f"{span(reward, algorithm, smallest)}")
+per_point = asymptotics.pivot_table(index=["reward", "instance", "delta"], columns="algorithm",
+                                    values="ratio_to_T_star_kl")
+print(f"CSS-LUCB+ below LMA-GLR at {(per_point['css-lucb-plus'] < per_point['lma-glr']).sum()} of {len(per_point)} "
+      f"points; Betting-GBAI the lowest of the four at {(per_point.idxmin(axis=1) == 'betting').sum()} of "
+      f"{len(per_point)}")
+to_bernoulli = asymptotics.pivot_table(index=["reward", "instance", "algorithm"], columns="delta",
+                                       values="ratio_to_bernoulli")
+print(f"CSS-LUCB+ on Beta rewards at delta = {smallest:g}: {span('beta', 'css-lucb-plus', smallest, to_bernoulli)} "
+      f"times the Bernoulli limit, {span('beta', 'css-lucb-plus', smallest)} times the K_inf limit")
+
+# %% [markdown]
+# ## Exercises
+#
+# **Exercise 1** (3 points: 2 automatic, 1 for the written answer). The GLR statistic
+# of LMA-GLR is the best response evaluated at the sample counts. For a run of
+# LMA-GLR on Table I stopped after 500 rounds of the step engine, compute it with
+# `gbai.best_response` (store it in `glr`) and compare it with the threshold of the
+# cheapest alternative.
+
+# %% nbgrader={"grade": false, "grade_id": "nb11_ex1_solution", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+### BEGIN SOLUTION
+engine = gbai.StepEngine(gbai.table1_example(), gbai.LMAGLR(), delta=delta, seed=seed)
+for _ in range(500):
+    engine.step()
+state = engine.state()
+glr = gbai.best_response(state.means, state.threshold, state.counts).value
+### END SOLUTION
+
+# %% nbgrader={"grade": true, "grade_id": "nb11_ex1_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+assert isinstance(glr, (int, float, np.integer, np.floating)), "glr should be a number"
+assert np.isfinite(glr) and glr >= 0, "a GLR statistic is a non-negative, finite number"
+### BEGIN HIDDEN TESTS
+replay = gbai.StepEngine(gbai.table1_example(), gbai.LMAGLR(), delta=delta, seed=seed)
+for _ in range(500):
+    replay.step()
+after = replay.state()
+values = gbai.alternative_values(after.means, after.threshold, after.counts)
+# The same minimum evaluated twice: equal up to rounding.
+assert abs(glr - values["value"].min()) < 1e-9 * max(1.0, glr), (
+    "glr is not the best response at the means and counts after 500 rounds")
+### END HIDDEN TESTS
+print("Exercise 1: checks passed")
+
+# %% [markdown]
+# **Exercise 1, written answer** (1 point). How does `glr` compare with the threshold
+# the cheapest alternative must exceed, and what does that say about the run?
+
+# %% [markdown] nbgrader={"grade": true, "grade_id": "nb11_ex1_answer", "locked": false, "points": 1, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+# The statistic is about 1.3 after some 500 samples, while every threshold
+# $\beta_S$ of section 2 exceeds $x = \ln((NM + N)/\delta) = \ln 90 \approx 4.5$ on
+# Table I ($|S|\,\mathcal{T}(x/|S|)$ alone is above $x$, and the $\ln\ln$ terms add to
+# it). So not even the cheapest alternative is rejected: LMA-GLR keeps sampling, the
+# run is far from stopping.
+
+# %% [markdown]
+# **Exercise 2** (3 points: 2 automatic, 1 for the written answer). Using
+# `asymptotics`, compute for each reward model and instance the factor by which
+# LMA-GLR's ratio to the limit falls from the largest to the smallest $\delta$ of
+# `deltas`, and store the smallest of these factors in `slowest_fall`. Is LMA-GLR
+# close to the limit at $\delta = 10^{-10}$?
+
+# %% nbgrader={"grade": false, "grade_id": "nb11_ex2_solution", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+### BEGIN SOLUTION
+lma_rows = asymptotics[asymptotics["algorithm"] == "lma-glr"]
+by_delta = lma_rows.pivot_table(index=["reward", "instance"], columns="delta", values="ratio_to_T_star_kl")
+slowest_fall = float((by_delta[max(deltas)] / by_delta[min(deltas)]).min())
+### END SOLUTION
+
+# %% nbgrader={"grade": true, "grade_id": "nb11_ex2_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+assert isinstance(slowest_fall, (int, float, np.integer, np.floating)), "slowest_fall should be a number"
+assert np.isfinite(slowest_fall) and slowest_fall > 0, "a ratio of two ratios is positive and finite"
+### BEGIN HIDDEN TESTS
+check_rows = asymptotics[asymptotics["algorithm"] == "lma-glr"].set_index(["reward", "instance", "delta"])
+factors = [check_rows.loc[(r, i, max(deltas)), "ratio_to_T_star_kl"] / check_rows.loc[(r, i, min(deltas)),
+                                                                                       "ratio_to_T_star_kl"]
+           for r in ("bernoulli", "beta") for i in asymptotic_instances]
+# The same ratios, taken in another order: equal up to rounding.
+assert abs(slowest_fall - min(factors)) < 1e-9 * min(factors), (
+    "slowest_fall is not the smallest fall of LMA-GLR's ratio over the (reward, instance) pairs")
+assert slowest_fall > 1, "LMA-GLR's ratio should fall as delta shrinks"
+### END HIDDEN TESTS
+print("Exercise 2: checks passed")
+
+# %% [markdown]
+# **Exercise 2, written answer** (1 point). Is LMA-GLR close to the limit at
+# $\delta = 10^{-10}$? Use the table of section 5.
+
+# %% [markdown] nbgrader={"grade": true, "grade_id": "nb11_ex2_answer", "locked": false, "points": 1, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+# Not yet. Its ratio falls steadily (at least ninefold from $\delta = 0.1$ to
+# $10^{-10}$), as asymptotic optimality requires, but at $10^{-10}$ it still needs about
+# 5 to 11 times the limit on Bernoulli rewards and 14 to 36 times on Beta rewards. The
+# second-order terms of its thresholds (the $\ln\ln$ terms, the sums over the pairs of
+# an alternative) are still large next to $\ln(1/\delta) \approx 23$.
+
+# %% [markdown]
+# **Exercise 3** (3 points: 2 automatic, 1 for the written answer). Write Howard et
+# al.'s stitched boundary $u_\alpha(v)$ of section 1 for the sub-Gaussian case
+# ($c = 0$, $\eta = 2$, $s = 1.4$, evaluated at $\max(v, m)$), and use it to compute
+# the radius $u_\alpha(T/4)/T$ of a pair mean after $T = 1000$ rewards, with
+# $m = 1/4$ and $\alpha = 0.005$ (`stitched_radius_1000`). Compare it with the
+# paper's radius (eq. (3)) for the same pair at round $t = 1000$ of an instance with
+# $N = M = 5$ at $\delta = 0.1$ (`paper_radius_1000`, with `gbai.confidence_radius`).
+# Which is smaller, even though $\alpha$ is the share of $\delta$ a single pair side
+# gets in CSS-LUCB+?
+
+# %% nbgrader={"grade": false, "grade_id": "nb11_ex3_solution", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+### BEGIN SOLUTION
+from scipy.special import zeta
+
+
+def boundary(v, alpha, m, eta=2.0, s=1.4):
+    v = max(v, m)
+    k1 = (eta ** 0.25 + eta ** -0.25) / np.sqrt(2)
+    ell = s * np.log(np.log(eta * v / m)) + np.log(zeta(s) / (alpha * np.log(eta) ** s))
+    return np.sqrt(k1 ** 2 * v * ell)
+
+
+stitched_radius_1000 = boundary(1000 / 4, 0.005, 0.25) / 1000
+paper_radius_1000 = float(gbai.confidence_radius(1000, 1000, 25, 0.1))
+### END SOLUTION
+
+# %% nbgrader={"grade": true, "grade_id": "nb11_ex3_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+for radius in (stitched_radius_1000, paper_radius_1000):
+    assert isinstance(radius, (int, float, np.integer, np.floating)), "both radii should be numbers"
+    assert np.isfinite(radius) and radius > 0, "a radius is positive and finite"
+### BEGIN HIDDEN TESTS
+# The boundary evaluated in closed form elsewhere; 1e-8 is the precision it is quoted to.
+assert abs(stitched_radius_1000 - 0.0709963196) < 1e-8, "stitched_radius_1000 is not u(T/4)/T at T = 1000"
+# Closed form of eq. (3): equal up to rounding.
+assert abs(paper_radius_1000 - np.sqrt((np.log(4 * 25 / 0.1) + 4 * np.log(1000)) / 2000)) < 1e-12, (
+    "paper_radius_1000 is not the paper's radius at t = T = 1000, N = M = 5, delta = 0.1")
+### END HIDDEN TESTS
+print("Exercise 3: checks passed")
+
+# %% [markdown]
+# **Exercise 3, written answer** (1 point). Which radius is smaller, and why, although
+# $\alpha$ is a small share of $\delta$?
+
+# %% [markdown] nbgrader={"grade": true, "grade_id": "nb11_ex3_answer", "locked": false, "points": 1, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+# The stitched one: about 0.071 against 0.131. Both are close to
+# $\sqrt{L/(2T)}$ for a logarithmic term $L$. The paper's is
+# $\ln(4NMt^4/\delta) \approx 34.5$ at $t = 1000$: it pays for a union bound over every
+# round, $4\ln t$. The stitched boundary pays $\ln(\zeta(s)/(\alpha\ln(\eta)^s)) \approx
+# 6.9$ once, which already holds the price of the small $\alpha$ ($\ln(1/\alpha) \approx
+# 5.3$), plus $s\ln\ln$ of the count, about 2.8: some 10 in all. Paying for time
+# through an iterated logarithm instead of $4\ln t$ wins by far.
