@@ -196,9 +196,10 @@ gbai.summarize(results).round(2)
 # %% [markdown]
 # ## Exercises
 #
-# **Exercise 1.** Raise the threshold of Table I to 0.45. Which arms are feasible,
-# and what must a correct algorithm answer? Set `feasible_045` to the feasible arms
-# (a tuple) and `answer_045` to an arm index or `gbai.INFEASIBLE`, working by hand.
+# **Exercise 1** (1 point). Raise the threshold of Table I to 0.45. Which arms are
+# feasible, and what must a correct algorithm answer? Work it out by hand from the
+# table above, then set `feasible_045` to the feasible arms (a tuple of arm indices)
+# and `answer_045` to an arm index or `gbai.INFEASIBLE`.
 
 # %% nbgrader={"grade": false, "grade_id": "nb01_ex1_solution", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 ### BEGIN SOLUTION
@@ -207,14 +208,22 @@ answer_045 = gbai.INFEASIBLE
 ### END SOLUTION
 
 # %% nbgrader={"grade": true, "grade_id": "nb01_ex1_test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-check = gbai.Instance(example.means, 0.45)
-assert tuple(feasible_045) == check.feasible_set, "look again at each arm's weakest attribute"
-assert answer_045 == check.answer
-print("Exercise 1: correct")
+assert isinstance(feasible_045, tuple), "feasible_045 should be a tuple of arm indices"
+assert all(arm in range(example.n_arms) for arm in feasible_045), "feasible_045 should hold arm indices of Table I"
+assert answer_045 in feasible_045 or answer_045 == gbai.INFEASIBLE, (
+    "answer_045 should be one of the feasible arms, or gbai.INFEASIBLE when there is none")
+### BEGIN HIDDEN TESTS
+raised = gbai.Instance(example.means, 0.45)
+assert set(feasible_045) == set(raised.feasible_set), (
+    "feasible_045 is not the feasible set at threshold 0.45: compare every attribute of each arm with it")
+assert answer_045 == raised.answer, "answer_045 is not what a correct algorithm must answer at threshold 0.45"
+### END HIDDEN TESTS
+print("Exercise 1: checks passed")
 
 # %% [markdown]
-# **Exercise 2.** With threshold 0.25 instead of 0.3, compute $H_{id}$ of Table I by
-# hand (which arms are in $S$, in $R$, feasible?) and store the number in `h_025`.
+# **Exercise 2** (3 points: 2 automatic, 1 for the written answer). With threshold
+# 0.25 instead of 0.3, compute $H_{id}$ of Table I by hand (which arms are in $S$, in
+# $R$, feasible?) and store the number in `h_025`.
 
 # %% nbgrader={"grade": false, "grade_id": "nb01_ex2_solution", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 ### BEGIN SOLUTION
@@ -224,13 +233,33 @@ h_025 = 1 / min(0.1 / 2, 0.15) ** 2 + 1 / (0.1 / 2) ** 2 + 1 / 0.05**2
 ### END SOLUTION
 
 # %% nbgrader={"grade": true, "grade_id": "nb01_ex2_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
-assert abs(h_025 - gbai.Instance(example.means, 0.25).hardness_index()) < 1e-6
-print(f"Exercise 2: correct, H_id = {h_025:.0f}")
+assert isinstance(h_025, (int, float, np.integer, np.floating)), "h_025 should be a number"
+# Every gap is at most 1, so every term of H_id is at least 1.
+assert np.isfinite(h_025) and h_025 >= example.n_arms, "H_id is finite and at least 1 per arm"
+### BEGIN HIDDEN TESTS
+# H_id is a sum of three exact fractions: only rounding separates two correct computations.
+assert abs(h_025 - gbai.Instance(example.means, 0.25).hardness_index()) < 1e-9 * h_025, (
+    "h_025 is not H_id at threshold 0.25: redo the sets S and R, the feasible arms and the gaps at 0.25")
+### END HIDDEN TESTS
+print("Exercise 2: checks passed")
 
 # %% [markdown]
-# **Exercise 3.** Design a feasible instance with 3 arms and 2 attributes in which
-# the arm with the highest mean is infeasible (a risky arm) and the answer is arm 2.
-# Store it in `my_instance`.
+# **Exercise 2, written answer** (1 point). Which terms of $H_{id}$ differ from those
+# at threshold 0.3 (the table above), and why?
+
+# %% [markdown] nbgrader={"grade": true, "grade_id": "nb01_ex2_answer", "locked": false, "points": 1, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+# Only the risky arm's. The sets stay the same: arm 0 is still the answer, arm 2 is
+# feasible and in $S$, arm 1 is infeasible (its attribute 0 at 0.2 is still below the
+# threshold) and in $R$. The terms of arms 0 and 2 depend on the mean gap 0.1 alone
+# (for arm 0, $\Delta/2 = 0.05$ stays below $\Delta^{attr}$), so they stay at 400.
+# Arm 1's term is $1/(\Delta^{attr}_1)^2$, and its weak attribute is now only 0.05 from
+# the threshold instead of 0.1: the term grows from 100 to 400, and $H_{id}$ from 900
+# to 1200.
+
+# %% [markdown]
+# **Exercise 3** (2 points). Design a feasible instance with 3 arms and 2 attributes
+# in which the arm with the highest mean is infeasible (a risky arm) and the answer
+# is arm 2. Store it in `my_instance`.
 
 # %% nbgrader={"grade": false, "grade_id": "nb01_ex3_solution", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 ### BEGIN SOLUTION
@@ -238,8 +267,13 @@ my_instance = gbai.Instance([[1.0, 0.2], [0.4, 0.45], [0.5, 0.6]], threshold=0.3
 ### END SOLUTION
 
 # %% nbgrader={"grade": true, "grade_id": "nb01_ex3_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+assert isinstance(my_instance, gbai.Instance), "my_instance should be a gbai.Instance"
+assert my_instance.n_arms == 3 and my_instance.n_attributes == 2, "my_instance should have 3 arms and 2 attributes"
+### BEGIN HIDDEN TESTS
 top = int(np.argmax(my_instance.arm_means))
-assert my_instance.is_feasible and top not in my_instance.feasible_set, "the top-mean arm must be infeasible"
-assert my_instance.answer == 2
-assert top in my_instance.risky_set
-print("Exercise 3: correct")
+assert my_instance.is_feasible, "my_instance has no feasible arm"
+assert top not in my_instance.feasible_set and top in my_instance.risky_set, (
+    "the arm with the highest mean must be infeasible (a risky arm)")
+assert my_instance.answer == 2, "the answer of my_instance is not arm 2"
+### END HIDDEN TESTS
+print("Exercise 3: checks passed")

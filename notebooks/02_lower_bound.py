@@ -209,10 +209,10 @@ plt.show()
 #
 # ## Exercises
 #
-# **Exercise 1.** With one attribute and a threshold below every mean, the problem
-# is plain best-arm identification. Garivier and Kaufmann's example
-# $\mu = (0.5, 0.45, 0.43, 0.4)$ has $T^\star \approx 989.8$. Build that instance
-# (`bai`) and check.
+# **Exercise 1** (2 points). With one attribute ($M = 1$) and a threshold below every
+# mean, the problem is plain best-arm identification. Garivier and Kaufmann's example
+# with $N = 4$ arms, $\mu = (0.5, 0.45, 0.43, 0.4)$, has $T^\star \approx 989.8$.
+# Build that instance (`bai`) and check.
 
 # %% nbgrader={"grade": false, "grade_id": "nb02_ex1_solution", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 ### BEGIN SOLUTION
@@ -220,14 +220,22 @@ bai = gbai.Instance([[0.5], [0.45], [0.43], [0.4]], threshold=0.1)
 ### END SOLUTION
 
 # %% nbgrader={"grade": true, "grade_id": "nb02_ex1_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
-assert abs(gbai.characteristic_time(bai).T_star - 989.8) < 0.5
-print(f"Exercise 1: correct, T* = {gbai.characteristic_time(bai).T_star:.2f}")
+assert isinstance(bai, gbai.Instance), "bai should be a gbai.Instance"
+assert bai.n_arms == 4 and bai.n_attributes == 1, "bai should have 4 arms and 1 attribute"
+### BEGIN HIDDEN TESTS
+# The means are typed in: the default tolerance of allclose (1e-5 relative) absorbs rounding only.
+assert np.allclose(np.sort(bai.means.ravel()), [0.4, 0.43, 0.45, 0.5]), "bai does not have the four means given"
+assert bai.threshold < bai.means.min(), "the threshold of bai is not below every mean"
+# T* is certified to a relative gap of 1e-5; 0.5 is the rounding of the quoted 989.8.
+assert abs(gbai.characteristic_time(bai).T_star - 989.8) < 0.5, "T* of bai is not the one quoted"
+### END HIDDEN TESTS
+print("Exercise 1: checks passed")
 
 # %% [markdown]
-# **Exercise 2.** For an infeasible instance $T^\star = \sum_b 1/\mathrm{kl}(\min_j
-# \mu_{bj}, \mu_{TH})$: each arm puts all its effort on its weakest attribute.
-# Compute this by hand (with `gbai.kl_bernoulli`) for the instance below and store
-# it in `t_infeasible`.
+# **Exercise 2** (2 points). For an infeasible instance $T^\star = \sum_b
+# 1/\mathrm{kl}(\min_j \mu_{bj}, \mu_{TH})$: each arm puts all its effort on its
+# weakest attribute. Compute this by hand (with `gbai.kl_bernoulli`) for the instance
+# below and store it in `t_infeasible`.
 
 # %%
 infeasible = gbai.Instance([[0.2, 0.6], [0.5, 0.25], [0.1, 0.1]], threshold=0.3)
@@ -238,14 +246,21 @@ t_infeasible = sum(1 / gbai.kl_bernoulli(row.min(), 0.3) for row in infeasible.m
 ### END SOLUTION
 
 # %% nbgrader={"grade": true, "grade_id": "nb02_ex2_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
-assert abs(t_infeasible - gbai.characteristic_time(infeasible).T_star) < 1e-9 * t_infeasible
-print(f"Exercise 2: correct, T* = {t_infeasible:.2f}")
+assert isinstance(t_infeasible, (int, float, np.integer, np.floating)), "t_infeasible should be a number"
+assert np.isfinite(t_infeasible) and t_infeasible > 0, "T* is a positive, finite number"
+### BEGIN HIDDEN TESTS
+# The same three terms summed in another order differ by rounding only (about 1e-15).
+assert abs(t_infeasible - gbai.characteristic_time(infeasible).T_star) < 1e-9 * t_infeasible, (
+    "t_infeasible does not match T* of the instance: one term per arm, at its weakest attribute")
+### END HIDDEN TESTS
+print("Exercise 2: checks passed")
 
 # %% [markdown]
-# **Exercise 3.** Evaluate the best response for Table I at uniform weights
-# ($w_{ij} = 1/6$). Which alternative is the most confusing? Store its kind
-# (`"best-infeasible"`, `"overtake"` or `"become-feasible"`) in `kind` and the arm
-# that moves besides the answer, if any, in `other_arm` (or None).
+# **Exercise 3** (3 points: 2 automatic, 1 for the written answer). Evaluate the
+# best response for Table I at uniform weights ($w_{ij} = 1/6$). Which alternative is
+# the most confusing? Store its kind (`"best-infeasible"`, `"overtake"` or
+# `"become-feasible"`) in `kind` and the arm that moves besides the answer, if any,
+# in `other_arm` (or None).
 
 # %% nbgrader={"grade": false, "grade_id": "nb02_ex3_solution", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 ### BEGIN SOLUTION
@@ -255,8 +270,27 @@ other_arm = response.arms[1] if len(response.arms) > 1 else None
 ### END SOLUTION
 
 # %% nbgrader={"grade": true, "grade_id": "nb02_ex3_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+assert kind in ("best-infeasible", "overtake", "become-feasible"), "kind should be one of the three kinds named"
+assert other_arm is None or other_arm in range(example.n_arms), "other_arm should be an arm index or None"
+### BEGIN HIDDEN TESTS
 values = gbai.alternative_values(example.means, example.threshold, np.full((3, 2), 1 / 6))
 cheapest = int(np.argmin(values["value"]))
-assert kind == values["kind"][cheapest]
-assert other_arm == (values["arm"][cheapest] if kind == "overtake" else None)
-print(f"Exercise 3: correct, {kind} with arm {other_arm}, value {response.value:.5f}")
+assert kind == values["kind"][cheapest], "kind is not the kind of the most confusing alternative"
+assert other_arm == (values["arm"][cheapest] if kind == "overtake" else None), (
+    "other_arm is not the arm that moves in the most confusing alternative")
+### END HIDDEN TESTS
+print("Exercise 3: checks passed")
+
+# %% [markdown]
+# **Exercise 3, written answer** (1 point). Describe the alternative instance the best
+# response returns: which means move, in which direction, and why a learner who cannot
+# tell it from Table I cannot give the answer. Which alternative comes next, and how
+# much dearer is it?
+
+# %% [markdown] nbgrader={"grade": true, "grade_id": "nb02_ex3_answer", "locked": false, "points": 1, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+# Arm 0's two attributes move down and arm 2's move up until both arms have the same
+# mean, about 0.451: arm 0 becomes (0.549, 0.353), arm 2 (0.451, 0.451), and arm 1
+# stays as it is. In that instance arm 2 is as good as arm 0, so data that fit both
+# cannot say which arm is the answer. The next cheapest alternative pushes arm 0's
+# attribute 1 from 0.4 down to the threshold 0.3, which would make arm 0 infeasible;
+# its value is about 0.0038 against 0.0034, some 10% dearer.

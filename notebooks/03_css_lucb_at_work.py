@@ -255,8 +255,8 @@ print(f"correct answers: {paired['css-lucb correct'].mean():.3f} and {paired['fo
 #
 # ## Exercises
 #
-# **Exercise 1.** Using `trace`, check that the stopping rule really held at the
-# last round: no arm of $F_t$ is in $P_t$. Store the set of arms of
+# **Exercise 1** (1 point). Using `trace`, check that the stopping rule really held
+# at the last round: no arm of $F_t$ is in $P_t$. Store the set of arms of
 # $F_t \cap P_t$ at the final round in `final_overlap`.
 
 # %% nbgrader={"grade": false, "grade_id": "nb03_ex1_solution", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
@@ -266,34 +266,57 @@ final_overlap = set(last["feasible_set"]) & set(last["potential_set"])
 ### END SOLUTION
 
 # %% nbgrader={"grade": true, "grade_id": "nb03_ex1_test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-assert final_overlap == set(), "the run stops only when F_t and P_t are disjoint"
-assert trace["stops"].iloc[-1] and not trace["stops"].iloc[:-1].any()
-print("Exercise 1: correct")
+assert isinstance(final_overlap, set), "final_overlap should be a set of arm indices"
+assert final_overlap <= set(range(instance.n_arms)), "final_overlap should hold arm indices of Table I"
+### BEGIN HIDDEN TESTS
+end = trace.iloc[-1]
+assert final_overlap == set(end["feasible_set"]) & set(end["potential_set"]), (
+    "final_overlap is not the intersection of F_t and P_t at the last round of trace")
+assert not final_overlap and end["stops"] and not trace["stops"].iloc[:-1].any(), "the run stops only at the end"
+### END HIDDEN TESTS
+print("Exercise 1: checks passed")
 
 # %% [markdown]
-# **Exercise 2.** Find the first round in which the risky arm 1 is no longer in
-# $F_t$ (store it in `risky_out`), and explain which bound caused it.
+# **Exercise 2** (3 points: 2 automatic, 1 for the written answer). Find the first
+# round in which the risky arm 1 is no longer in $F_t$ (store it in `risky_out`),
+# and explain which bound caused it.
 
 # %% nbgrader={"grade": false, "grade_id": "nb03_ex2_solution", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 ### BEGIN SOLUTION
 risky_out = int(trace["t"][~trace["feasible_set"].map(lambda members: 1 in members)].iloc[0])
-# Its attribute 0 (mean 0.2) saw its upper bound U_10 fall below the threshold 0.3.
 ### END SOLUTION
 
 # %% nbgrader={"grade": true, "grade_id": "nb03_ex2_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+assert isinstance(risky_out, (int, np.integer)), "risky_out should be a round number (an integer)"
+assert risky_out in set(trace["t"]), "risky_out should be one of the rounds in trace['t']"
+assert 1 not in trace.set_index("t").loc[risky_out, "feasible_set"], "arm 1 is still in F_t at round risky_out"
+### BEGIN HIDDEN TESTS
+earlier = trace[trace["t"] < risky_out]
+assert earlier["feasible_set"].map(lambda members: 1 in members).all(), (
+    "arm 1 already left F_t before round risky_out: look for the first such round")
 check = gbai.StepEngine(instance, gbai.CSSLUCB(), delta=delta, seed=seed)
 while check.t < risky_out:
     check.step()
-at_exit = check.state()
-assert 1 not in np.flatnonzero(at_exit.sets.feasible_set)
-assert at_exit.pair_upper[1, 0] < instance.threshold
-print(f"Exercise 2: correct, arm 1 leaves F_t at round {risky_out}, U_10 = {at_exit.pair_upper[1, 0]:.4f}")
+assert check.state().pair_upper[1, 0] < instance.threshold, "the replayed run disagrees with risky_out"
+### END HIDDEN TESTS
+print("Exercise 2: checks passed")
 
 # %% [markdown]
-# **Exercise 3.** Write a policy `RoundRobinCSS` that keeps CSS-LUCB's stopping
-# rule but samples every pair of every arm in $F_t$ each round. Run it on Table I
-# with `seed` and check that it is correct and uses at least as many samples as
-# CSS-LUCB on this seed.
+# **Exercise 2, written answer** (1 point). Which confidence bound crossed which
+# value to push arm 1 out of $F_t$, and why does that rule the arm out for good?
+
+# %% [markdown] nbgrader={"grade": true, "grade_id": "nb03_ex2_answer", "locked": false, "points": 1, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+# The upper confidence bound $U_{1,0}$ of arm 1's attribute 0 (true mean 0.2) fell
+# below the threshold 0.3. An arm stays in $F_t$ only while every one of its
+# attributes may still reach the threshold; once one upper bound is below it, the arm
+# is infeasible with high confidence, and since the bounds only shrink around the true
+# mean afterwards, it does not come back.
+
+# %% [markdown]
+# **Exercise 3** (3 points). Write a policy `RoundRobinCSS` that keeps CSS-LUCB's
+# stopping rule but samples every pair of every arm in $F_t$ each round. Run it on
+# Table I with `seed` and check that it is correct and uses at least as many samples
+# as CSS-LUCB on this seed.
 
 
 # %% nbgrader={"grade": false, "grade_id": "nb03_ex3_solution", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
@@ -314,6 +337,13 @@ class RoundRobinCSS:
 
 # %% nbgrader={"grade": true, "grade_id": "nb03_ex3_test", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
 robin = gbai.StepEngine(instance, RoundRobinCSS(), delta=delta, seed=seed).run()
-assert robin.stopped and robin.answer == instance.answer
-assert robin.samples >= result.samples
-print(f"Exercise 3: correct, {robin.samples} samples against {result.samples} for CSS-LUCB")
+assert robin.stopped, "a run of RoundRobinCSS on Table I did not stop"
+### BEGIN HIDDEN TESTS
+assert robin.answer == instance.answer, "RoundRobinCSS answered wrongly on Table I"
+assert robin.samples >= result.samples, "RoundRobinCSS used fewer samples than CSS-LUCB: it skips some pairs"
+first = gbai.StepEngine(instance, RoundRobinCSS(), delta=delta, seed=seed).step()
+wanted = np.repeat(first.state.sets.feasible_set[:, None], instance.n_attributes, axis=1)
+assert np.array_equal(np.asarray(first.decision.pulls) > 0, wanted), (
+    "RoundRobinCSS does not sample exactly the pairs of the arms in F_t")
+### END HIDDEN TESTS
+print("Exercise 3: checks passed")

@@ -80,8 +80,9 @@ print(replication.report())
 #
 # ## Exercises
 #
-# **Exercise 1.** For $x = 0.3$, store the arms of the risky set $R$ in `risky`
-# and the arms of $F^c \cap S$ in `infeasible_suboptimal`.
+# **Exercise 1** (1 point). For $x = 0.3$, store the arms of the risky set $R$ in
+# `risky` and the arms of $F^c \cap S$ in `infeasible_suboptimal` (tuples of arm
+# indices).
 
 # %% nbgrader={"grade": false, "grade_id": "nb07_ex1_solution", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 ### BEGIN SOLUTION
@@ -90,33 +91,58 @@ infeasible_suboptimal = (3, 4)
 ### END SOLUTION
 
 # %% nbgrader={"grade": true, "grade_id": "nb07_ex1_test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-instance = experiment.instance(0.3)
-assert tuple(risky) == instance.risky_set
-assert tuple(infeasible_suboptimal) == tuple(
-    i for i in instance.suboptimal_set if not instance.feasible_mask[i])
-print("Exercise 1: correct")
+for arms in (risky, infeasible_suboptimal):
+    assert isinstance(arms, tuple), "risky and infeasible_suboptimal should be tuples of arm indices"
+    assert all(arm in range(experiment.instance(0.3).n_arms) for arm in arms), "arm indices of the instance only"
+assert not set(risky) & set(infeasible_suboptimal), "an arm cannot be both in R and in S"
+### BEGIN HIDDEN TESTS
+at_03 = experiment.instance(0.3)
+assert tuple(sorted(risky)) == at_03.risky_set, "risky is not the risky set R at x = 0.3"
+assert tuple(sorted(infeasible_suboptimal)) == tuple(
+    i for i in at_03.suboptimal_set if not at_03.feasible_mask[i]), "infeasible_suboptimal is not F^c ∩ S"
+### END HIDDEN TESTS
+print("Exercise 1: checks passed")
 
 # %% [markdown]
-# **Exercise 2.** Compare the number of *rounds* of CSS-LUCB and Action
-# Elimination at $x = 0.3$: store the ratio of their mean round counts
-# (CSS-LUCB / AE) in `round_ratio`. Why does it matter for the radius?
+# **Exercise 2** (3 points: 2 automatic, 1 for the written answer). Compare the
+# number of *rounds* of CSS-LUCB and Action Elimination at $x = 0.3$: store the ratio
+# of their mean round counts (CSS-LUCB / AE) in `round_ratio`. Why does it matter for
+# the radius?
 
 # %% nbgrader={"grade": false, "grade_id": "nb07_ex2_solution", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 ### BEGIN SOLUTION
 at_03 = runs[runs["instance"] == experiment.instance(0.3).label]
 mean_rounds = at_03.groupby("algorithm")["rounds"].mean()
 round_ratio = float(mean_rounds["css-lucb"] / mean_rounds["ae"])
-# CSS-LUCB plays more rounds for a similar number of samples; ln(t^4) is larger.
 ### END SOLUTION
 
 # %% nbgrader={"grade": true, "grade_id": "nb07_ex2_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
-assert round_ratio > 1
-print(f"Exercise 2: correct, CSS-LUCB plays {round_ratio:.2f} times as many rounds")
+assert isinstance(round_ratio, (int, float, np.integer, np.floating)), "round_ratio should be a number"
+assert np.isfinite(round_ratio) and round_ratio > 0, "a ratio of round counts is positive and finite"
+### BEGIN HIDDEN TESTS
+rounds_03 = runs[runs["instance"] == experiment.instance(0.3).label].groupby("algorithm")["rounds"].mean()
+# The same ratio of the same two means, up to rounding.
+assert abs(round_ratio - rounds_03["css-lucb"] / rounds_03["ae"]) < 1e-9 * round_ratio, (
+    "round_ratio is not CSS-LUCB's mean number of rounds over Action Elimination's at x = 0.3")
+assert round_ratio > 1, "CSS-LUCB should play more rounds than Action Elimination here"
+### END HIDDEN TESTS
+print("Exercise 2: checks passed")
 
 # %% [markdown]
-# **Exercise 3.** The radius of a pair after $T$ samples at round $t$ is
-# $\sqrt{\ln(4NMt^4/\delta)/(2T)}$. For $T = 10^4$, compute how much wider it is
-# at $t = 4\cdot10^4$ than at $t = 10^4$ (`widening`, a ratio).
+# **Exercise 2, written answer** (1 point). Why does the number of rounds matter for
+# the confidence radius, and so for the number of samples?
+
+# %% [markdown] nbgrader={"grade": true, "grade_id": "nb07_ex2_answer", "locked": false, "points": 1, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+# The paper's radius $\sqrt{\ln(4NMt^4/\delta)/(2T)}$ grows with the round index $t$,
+# not only with the count $T$ of the pair. CSS-LUCB plays more rounds than Action
+# Elimination for about the same number of samples, so at the same count its
+# $\ln t^4$ term is larger and its intervals wider; it needs more samples before they
+# separate, which is part of why it loses here.
+
+# %% [markdown]
+# **Exercise 3** (1 point). The radius of a pair after $T$ samples at round $t$ is
+# $\sqrt{\ln(4NMt^4/\delta)/(2T)}$. For $T = 10^4$, compute how much wider it is at
+# $t = 4\cdot10^4$ than at $t = 10^4$ (`widening`, a ratio).
 
 # %% nbgrader={"grade": false, "grade_id": "nb07_ex3_solution", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 ### BEGIN SOLUTION
@@ -124,6 +150,11 @@ widening = float(gbai.confidence_radius(40_000, 10_000, 25, delta) / gbai.confid
 ### END SOLUTION
 
 # %% nbgrader={"grade": true, "grade_id": "nb07_ex3_test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+assert isinstance(widening, (int, float, np.integer, np.floating)), "widening should be a number"
+assert np.isfinite(widening) and widening > 1, "the radius is wider at the later round: the ratio exceeds 1"
+### BEGIN HIDDEN TESTS
 expected = np.sqrt((np.log(4 * 25 / delta) + 4 * np.log(4e4)) / (np.log(4 * 25 / delta) + 4 * np.log(1e4)))
-assert abs(widening - expected) < 1e-12
-print(f"Exercise 3: correct, {100 * (widening - 1):.1f}% wider")
+# Closed form against the library's radius: they differ by rounding only.
+assert abs(widening - expected) < 1e-12, "widening is not the ratio of the two radii (N = M = 5)"
+### END HIDDEN TESTS
+print("Exercise 3: checks passed")

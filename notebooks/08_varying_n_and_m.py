@@ -96,8 +96,8 @@ for name, sizes in (("vary-n", (4, 5, 6)), ("vary-m", (2, 3, 4))):
 #
 # ## Exercises
 #
-# **Exercise 1.** At $x = 0.42$, compute $H_{id}$ of the vary-M instance for
-# $M = 2$ and $M = 4$ and store their ratio ($M = 2$ over $M = 4$) in `ratio_m`.
+# **Exercise 1** (1 point). At $x = 0.42$, compute $H_{id}$ of the vary-M instance
+# for $M = 2$ and $M = 4$ and store their ratio ($M = 2$ over $M = 4$) in `ratio_m`.
 
 # %% nbgrader={"grade": false, "grade_id": "nb08_ex1_solution", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 ### BEGIN SOLUTION
@@ -106,12 +106,23 @@ ratio_m = (gbai.paper_instance("vary-m", 0.42, 2).hardness_index()
 ### END SOLUTION
 
 # %% nbgrader={"grade": true, "grade_id": "nb08_ex1_test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-assert ratio_m > 5
-print(f"Exercise 1: correct, H_id(M=2) / H_id(M=4) = {ratio_m:.1f}")
+import numpy as np
+
+assert isinstance(ratio_m, (int, float, np.integer, np.floating)), "ratio_m should be a number"
+assert np.isfinite(ratio_m) and ratio_m > 0, "a ratio of hardness indices is positive and finite"
+### BEGIN HIDDEN TESTS
+expected = (gbai.paper_instance("vary-m", 0.42, 2).hardness_index()
+            / gbai.paper_instance("vary-m", 0.42, 4).hardness_index())
+# A ratio of two sums of a few terms: only rounding separates two correct computations.
+assert abs(ratio_m - expected) < 1e-9 * expected, "ratio_m is not H_id(M = 2) / H_id(M = 4) at x = 0.42"
+assert ratio_m > 5, "the instance with M = 2 should be far harder"
+### END HIDDEN TESTS
+print("Exercise 1: checks passed")
 
 # %% [markdown]
-# **Exercise 2.** For $N = 6$ at $x = 0.42$, which arm's term dominates $H_{id}$
-# (`dominant_arm`)? Is it the arm added last?
+# **Exercise 2** (2 points: 1 automatic, 1 for the written answer). For $N = 6$ at
+# $x = 0.42$, which arm's term dominates $H_{id}$ (`dominant_arm`)? Is it the arm
+# added last?
 
 # %% nbgrader={"grade": false, "grade_id": "nb08_ex2_solution", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 ### BEGIN SOLUTION
@@ -119,15 +130,34 @@ dominant_arm = int(gbai.paper_instance("vary-n", 0.42, 6).hardness_terms().argma
 ### END SOLUTION
 
 # %% nbgrader={"grade": true, "grade_id": "nb08_ex2_test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-terms = gbai.paper_instance("vary-n", 0.42, 6).hardness_terms()
-assert dominant_arm == int(terms.argmax())
-print(f"Exercise 2: correct, arm {dominant_arm} (terms: {terms.round(0)})")
+import numpy as np
+
+assert isinstance(dominant_arm, (int, np.integer)), "dominant_arm should be an arm index (an integer)"
+assert dominant_arm in range(6), "the instance has 6 arms, 0 to 5"
+### BEGIN HIDDEN TESTS
+six_terms = gbai.paper_instance("vary-n", 0.42, 6).hardness_terms()
+# Two arms tie for the largest term; either is right. The tolerance absorbs rounding only.
+assert six_terms[dominant_arm] >= six_terms.max() * (1 - 1e-9), "another arm has a larger term"
+### END HIDDEN TESTS
+print("Exercise 2: checks passed")
 
 # %% [markdown]
-# **Exercise 3.** In the $N = 6$ instance at $x = 0.42$, replace arm 5 (0.55, 0.6)
-# by a feasible arm further below the answer, with attributes 0.55 and 0.52, and
-# check with `gbai.sweep` (a few runs) that CSS-LUCB needs fewer samples than on
-# the paper's instance. Store both mean sample counts in `easier` and `paper`.
+# **Exercise 2, written answer** (1 point). Is the dominant term that of the arm added
+# last (arm 5)? Explain with the terms of $H_{id}$ for $N = 5$ and $N = 6$.
+
+# %% [markdown] nbgrader={"grade": true, "grade_id": "nb08_ex2_answer", "locked": false, "points": 1, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+# Partly: arms 0 and 5 tie for the largest term (about 711 each). Arm 5, added last,
+# has mean 0.575, only 0.075 below the answer's 0.65, so it becomes the runner-up:
+# its own term is $1/(0.075/2)^2$, and the answer's term $1/\min(\Delta_{i^\star}/2,
+# \Delta^{attr}_{i^\star})^2$ now uses the same gap, up from 400 with $N = 5$. One arm
+# close to the answer raises two terms at once, which is why $H_{id}$ doubles from
+# $N = 5$ to $N = 6$ while adding a far arm hardly changes it.
+
+# %% [markdown]
+# **Exercise 3** (2 points). In the $N = 6$ instance at $x = 0.42$, replace arm 5
+# (0.55, 0.6) by a feasible arm further below the answer, with attributes 0.55 and
+# 0.52, and check with `gbai.sweep` (a few runs) that CSS-LUCB needs fewer samples
+# than on the paper's instance. Store both mean sample counts in `easier` and `paper`.
 
 # %% nbgrader={"grade": false, "grade_id": "nb08_ex3_solution", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 ### BEGIN SOLUTION
@@ -141,5 +171,12 @@ easier, paper = both.groupby("instance")["samples"].mean()[["variant", "paper"]]
 ### END SOLUTION
 
 # %% nbgrader={"grade": true, "grade_id": "nb08_ex3_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
-assert easier < paper
-print(f"Exercise 3: correct, {easier:.0f} against {paper:.0f} samples")
+import numpy as np
+
+for count in (easier, paper):
+    assert isinstance(count, (int, float, np.integer, np.floating)), "easier and paper should be numbers"
+    assert np.isfinite(count) and count > 0, "a mean number of samples is positive and finite"
+### BEGIN HIDDEN TESTS
+assert easier < paper, "on the variant CSS-LUCB should need fewer samples than on the paper's instance"
+### END HIDDEN TESTS
+print("Exercise 3: checks passed")

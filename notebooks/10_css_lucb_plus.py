@@ -438,9 +438,9 @@ rates.round(4)
 #
 # ## Exercises
 #
-# **Exercise 1.** Using `summary`, find the instance where CSS-LUCB+ is furthest
-# above the limit, in ratio. Store its label in `hardest_for_plus`, and think about
-# what makes it hard (look at its $w^\star$ in notebook 2).
+# **Exercise 1** (1 point). Using `summary`, find the instance where CSS-LUCB+ is
+# furthest above the limit, in ratio, and store its label in `hardest_for_plus`. Its
+# $w^\star$ in notebook 2 hints at what makes it hard.
 
 # %% nbgrader={"grade": false, "grade_id": "nb10_ex1_solution", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 ### BEGIN SOLUTION
@@ -449,14 +449,18 @@ hardest_for_plus = plus_rows.loc[plus_rows["ratio_to_T_star_kl"].idxmax(), "inst
 ### END SOLUTION
 
 # %% nbgrader={"grade": true, "grade_id": "nb10_ex1_test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+assert hardest_for_plus in set(summary["instance"]), "hardest_for_plus should be an instance label of summary"
+### BEGIN HIDDEN TESTS
 worst = summary[summary["algorithm"] == "css-lucb-plus"].set_index("instance")["ratio_to_T_star_kl"]
-assert worst[hardest_for_plus] == worst.max()
-print(f"Exercise 1: correct, {hardest_for_plus} ({worst.max():.1f} times the limit)")
+assert worst[hardest_for_plus] == worst.max(), "CSS-LUCB+ is further above the limit on another instance"
+### END HIDDEN TESTS
+print("Exercise 1: checks passed")
 
 # %% [markdown]
-# **Exercise 2.** Run CSS-LUCB+ with the switch `sampling=all` on experiment 1 at
-# $x = 0.31$ for a few seeds, and store the ratio of its mean samples to those of
-# the full CSS-LUCB+ in `sampling_gain`. Why is it large on this instance?
+# **Exercise 2** (3 points: 2 automatic, 1 for the written answer). Run CSS-LUCB+
+# with the switch `sampling=all` on experiment 1 at $x = 0.31$ for a few seeds, and
+# store the ratio of its mean samples to those of the full CSS-LUCB+ in
+# `sampling_gain`. Why is it large on this instance?
 
 # %% nbgrader={"grade": false, "grade_id": "nb10_ex2_solution", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 ### BEGIN SOLUTION
@@ -466,22 +470,35 @@ with_all = np.mean([gbai.run(hard, "css-lucb-plus:sampling=all", seed=gbai.run_s
                     for r in range(few)])
 targeted = np.mean([gbai.run(hard, "css-lucb-plus", seed=gbai.run_seed(seed, r)).samples for r in range(few)])
 sampling_gain = with_all / targeted
-# One pair (arm 0, attribute 0, at 0.31 against the threshold 0.3) decides the run;
-# sampling all five attributes of two arms wastes nine samples out of ten.
 ### END SOLUTION
 
 # %% nbgrader={"grade": true, "grade_id": "nb10_ex2_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
-assert sampling_gain > 2
-print(f"Exercise 2: correct, targeted sampling needs {sampling_gain:.1f} times fewer samples here")
+assert isinstance(sampling_gain, (int, float, np.integer, np.floating)), "sampling_gain should be a number"
+assert np.isfinite(sampling_gain) and sampling_gain > 0, "a ratio of sample counts is positive and finite"
+### BEGIN HIDDEN TESTS
+assert sampling_gain > 2, "sampling every attribute should cost several times the targeted sampling here"
+### END HIDDEN TESTS
+print("Exercise 2: checks passed")
 
 # %% [markdown]
-# **Exercise 3.** The error budget of section 2. For an instance with $N = 5$ arms
-# and $M = 5$ attributes at $\delta = 0.1$, in the default `bernstein` setting,
-# compute the probability with which one side of a pair interval's *Hoeffding*
-# bound may fail (`pair_hoeffding_alpha`) and the one with which one side of an arm
-# interval's *empirical-Bernstein* bound may fail (`arm_bernstein_alpha`). Check
-# that all the shares of the $2NM$ pair sides and $2N$ arm sides, over both bounds,
-# add up to $\delta$.
+# **Exercise 2, written answer** (1 point). Why is the gain of targeted sampling large
+# on this instance?
+
+# %% [markdown] nbgrader={"grade": true, "grade_id": "nb10_ex2_answer", "locked": false, "points": 1, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+# One pair decides the run: attribute 0 of the answer, at 0.31 against the threshold
+# 0.3, must be shown to be above it, and that takes far more samples than anything
+# else. Sampling all five attributes of the arms in play spends most samples on
+# attributes settled long before, while targeted sampling keeps drawing from that one
+# pair.
+
+# %% [markdown]
+# **Exercise 3** (2 points). The error budget of section 2. For an instance with
+# $N = 5$ arms and $M = 5$ attributes at $\delta = 0.1$, in the default `bernstein`
+# setting, compute the probability with which one side of a pair interval's
+# *Hoeffding* bound may fail (`pair_hoeffding_alpha`) and the one with which one side
+# of an arm interval's *empirical-Bernstein* bound may fail (`arm_bernstein_alpha`).
+# Check that all the shares of the $2NM$ pair sides and $2N$ arm sides, over both
+# bounds, add up to $\delta$.
 
 # %% nbgrader={"grade": false, "grade_id": "nb10_ex3_solution", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 ### BEGIN SOLUTION
@@ -493,9 +510,16 @@ arm_bernstein_alpha = 0.9 * arm_alpha
 ### END SOLUTION
 
 # %% nbgrader={"grade": true, "grade_id": "nb10_ex3_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
-assert abs(pair_hoeffding_alpha - 0.25 * delta / 50 * 0.1) < 1e-15
-assert abs(arm_bernstein_alpha - 0.75 * delta / 10 * 0.9) < 1e-15
+for share in (pair_hoeffding_alpha, arm_bernstein_alpha):
+    assert isinstance(share, (int, float, np.integer, np.floating)), "both shares should be numbers"
+    assert 0 < share < delta, "each share is a positive part of delta"
+### BEGIN HIDDEN TESTS
+# Products of a few exact constants: only rounding separates two correct computations.
+assert abs(pair_hoeffding_alpha - 0.25 * delta / 50 * 0.1) < 1e-15, (
+    "pair_hoeffding_alpha is not the Hoeffding part of one pair side's share")
+assert abs(arm_bernstein_alpha - 0.75 * delta / 10 * 0.9) < 1e-15, (
+    "arm_bernstein_alpha is not the empirical-Bernstein part of one arm side's share")
 total = 2 * 25 * pair_hoeffding_alpha / 0.1 + 2 * 5 * arm_bernstein_alpha / 0.9
-assert abs(total - delta) < 1e-12
-print(f"Exercise 3: correct, {pair_hoeffding_alpha:.2e} per pair side (Hoeffding), "
-      f"{arm_bernstein_alpha:.2e} per arm side (Bernstein)")
+assert abs(total - delta) < 1e-12, "the shares do not add up to delta"
+### END HIDDEN TESTS
+print("Exercise 3: checks passed")

@@ -1,11 +1,16 @@
-"""The book and the nbgrader assignments, built from the committed notebooks.
+"""The book and the nbgrader course, built from the committed notebooks.
 
-The grading tests autograde three submissions of each notebook in a temporary
-course: the reference solutions, the untouched student version and a version with
-one deliberately wrong answer. `make test` grades notebooks 1 and 2 (about a minute);
-`make test-grading` (GBAI_GRADING_NOTEBOOKS=all) grades all ten.
+The exercise checks read the percent scripts of every notebook. The grading tests
+autograde, in a temporary course and for each selected notebook, the reference
+solutions, the untouched student version and a version with one wrong answer; for
+the first notebook also the reference saved under Jupyter's copy name
+(``NN_name-Copy1.ipynb``), whose folder is then removed before a second, selective
+run. `make test` grades notebook 1 (about a minute); `make test-grading`
+(GBAI_GRADING_NOTEBOOKS=all) grades all of them.
 """
 
+import ast
+import json
 import os
 import re
 import shutil
@@ -13,6 +18,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import jupytext
 import nbformat
 import pytest
 
@@ -25,33 +31,288 @@ sys.path.insert(0, str(TOOLS))
 pytest.importorskip("nbgrader", reason="the classroom extra is not installed: pip install -e '.[classroom]'")
 
 #: One plausible wrong answer per notebook: (solution cell, code). Each defines the
-#: variables its check cell reads, with a value the check must reject.
+#: variables its check cell reads, with a value that passes the visible checks and
+#: that the hidden ones must reject.
 WRONG_ANSWERS = {
-    "01": ("nb01_ex2_solution", "h_025 = 1 / 0.1**2 + 1 / 0.05**2  # forgot the best arm's own term"),
-    "02": ("nb02_ex2_solution", "t_infeasible = sum(1 / gbai.kl_bernoulli(row.mean(), 0.3) for row in infeasible.means)"),
-    "03": ("nb03_ex2_solution", "risky_out = 1"),
-    "04": ("nb04_ex2_solution", "smallest_c = 160"),
-    "05": ("nb05_ex1_solution", "dominant_arm = 1"),
-    "06": ("nb06_ex1_solution", "paper_runner_up = 1\nfeasible_runner_up = 1"),
-    "07": ("nb07_ex3_solution", "widening = 2.0"),
-    "08": ("nb08_ex3_solution", "easier, paper = 2.0, 1.0"),
-    "09": ("nb09_ex2_solution", "squared_radius_ratio = 2.5  # the figure quoted, not computed"),
-    "10": ("nb10_ex2_solution", "sampling_gain = 1.0"),
-    "11": ("nb11_ex3_solution", "paper_radius_1000 = float(gbai.confidence_radius(1000, 1000, 25, 0.1))\n"
-                                "stitched_radius_1000 = paper_radius_1000  # the paper's radius for both"),
-    "12": ("nb12_ex2_solution", "level_structured = np.log(9 / 0.1)\n"
-                                "level_every = np.log(50 / 0.1)  # forgot the N(N - 1) arm tests"),
+    "01_problem_setup": ("nb01_ex2_solution", "h_025 = 1 / 0.1**2 + 1 / 0.05**2  # forgot the best arm's own term"),
+    "02_lower_bound": ("nb02_ex2_solution",
+                       "t_infeasible = sum(1 / gbai.kl_bernoulli(row.mean(), 0.3) for row in infeasible.means)"),
+    "03_css_lucb_at_work": ("nb03_ex2_solution", "risky_out = int(trace['t'].iloc[-1])  # the last round, not the first"),
+    "04_upper_bound_check": ("nb04_ex2_solution", "smallest_c = 160"),
+    "05_experiment_1": ("nb05_ex1_solution", "dominant_arm = 1"),
+    "06_experiment_2": ("nb06_ex1_solution", "paper_runner_up = 1\nfeasible_runner_up = 1"),
+    "07_experiment_3": ("nb07_ex3_solution", "widening = 2.0"),
+    "08_varying_n_and_m": ("nb08_ex3_solution", "easier, paper = 2.0, 1.0"),
+    "09_published_figures": ("nb09_ex2_solution", "squared_radius_ratio = 2.25  # the staircase's factor, not computed"),
+    "10_css_lucb_plus": ("nb10_ex2_solution", "sampling_gain = 1.0"),
+    "11_lma_glr_and_the_limit": ("nb11_ex3_solution",
+                                 "paper_radius_1000 = float(gbai.confidence_radius(1000, 1000, 25, 0.1))\n"
+                                 "stitched_radius_1000 = paper_radius_1000  # the paper's radius for both"),
+    "12_betting": ("nb12_ex2_solution", "level_structured = np.log(9 / 0.1)\n"
+                                        "level_every = np.log(50 / 0.1)  # forgot the N(N - 1) arm tests"),
 }
 
-SELECTED = os.environ.get("GBAI_GRADING_NOTEBOOKS", "01,02")
+SELECTED = os.environ.get("GBAI_GRADING_NOTEBOOKS", "01")
 GRADED = [script.stem for script in SCRIPTS if SELECTED == "all" or script.stem[:2] in SELECTED.split(",")]
+STUDENTS = ("reference", "wrong", "untouched")
 
 
-def _pipeline(*arguments: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+def _pipeline(*arguments: str, cwd: Path = ROOT, status: int = 0) -> subprocess.CompletedProcess:
     completed = subprocess.run([sys.executable, str(TOOLS / "pipeline.py"), *arguments], cwd=cwd,
                                capture_output=True, text=True)
-    assert completed.returncode == 0, completed.stderr[-3000:]
+    assert completed.returncode == status, completed.stderr[-3000:]
     return completed
+
+
+def _meta(cell) -> dict:
+    return cell.metadata.get("nbgrader", {})
+
+
+# --- the exercises, read from the scripts -------------------------------------------
+
+_PROMPT = re.compile(r"\*\*Exercise (\d+)\*\* \((\d+) points?(?:: (\d+) automatic, (\d+) for the written answer)?\)\.")
+_ID = re.compile(r"^nb\d+_ex(\d+)_(solution|test|answer)$")
+
+
+def _exercises(notebook) -> dict[int, dict]:
+    """Each exercise of a notebook: its prompt, solution, test and answer cells, in order."""
+    exercises: dict[int, dict] = {}
+    current = None
+    for cell in notebook.cells:
+        match = _PROMPT.search(cell.source) if cell.cell_type == "markdown" and not _meta(cell) else None
+        if match:
+            current = exercises.setdefault(int(match.group(1)), {"prompt": "", "stated": match.groups()[1:],
+                                                                 "cells": {}})
+        if current is not None and cell.cell_type == "markdown" and not _meta(cell):
+            current["prompt"] += cell.source + "\n"
+        found = _ID.match(_meta(cell).get("grade_id", ""))
+        if found:
+            assert current is not None and int(found.group(1)) == max(exercises), (
+                f"cell {_meta(cell)['grade_id']} is not under the prompt of its exercise")
+            current["cells"][found.group(2)] = cell
+    return exercises
+
+
+def _prompt_numbers(prompt: str) -> set[float]:
+    return {float(number) for number in re.findall(r"(?<![\w.])\d+(?:\.\d+)?", prompt.replace(",", ""))}
+
+
+def _stated(value, prompt: str) -> bool:
+    """Whether a literal of a check is given in the exercise's prompt (so it tells nothing)."""
+    if isinstance(value, str):
+        return value in prompt
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value) in _prompt_numbers(prompt)
+    return False
+
+
+def _visible(source: str) -> str:
+    """A test cell as the student version shows it: the hidden block removed, as nbgrader does."""
+    kept, hidden = [], False
+    for line in source.splitlines():
+        if "BEGIN HIDDEN TESTS" in line:
+            hidden = True
+        elif "END HIDDEN TESTS" in line:
+            hidden = False
+        elif not hidden:
+            kept.append(line)
+    return "\n".join(kept)
+
+
+def _literal(node):
+    """The value of a literal operand (a constant, or a tuple/list/set of constants), else None."""
+    if isinstance(node, ast.Constant) and node.value is not None and not isinstance(node.value, bool):
+        return [node.value]
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):
+        return [-node.operand.value]
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)) and node.elts and all(
+            isinstance(element, ast.Constant) for element in node.elts):
+        return [element.value for element in node.elts]
+    return None
+
+
+def _uses_gbai(node, derived: set[str]) -> bool:
+    """Whether an expression calls gbai or reads a name the cell computed with gbai."""
+    for child in ast.walk(node):
+        if isinstance(child, ast.Name) and child.id in derived:
+            return True
+        if isinstance(child, ast.Call):
+            root = child.func
+            while isinstance(root, (ast.Attribute, ast.Call, ast.Subscript)):
+                root = root.value if not isinstance(root, ast.Call) else root.func
+            if isinstance(root, ast.Name) and root.id == "gbai":
+                return True
+    return False
+
+
+def answer_leaks(visible: str, prompt: str) -> list[str]:
+    """What in the visible part of a test cell could state an answer.
+
+    A check may compare the student's values with each other, with the notebook's
+    data, with a range or with what the prompt itself gives; it may not test equality
+    (``==``, ``!=``, ``in``, ``is``) with a literal the prompt does not state or with a
+    value computed by ``gbai`` in the cell, nor measure a distance (``abs``,
+    ``isclose``) to one; and it prints only fixed text.
+    """
+    tree = ast.parse(visible)
+    derived = {target.id for node in ast.walk(tree) if isinstance(node, ast.Assign) and _uses_gbai(node.value, set())
+               for target in node.targets if isinstance(target, ast.Name)}
+    leaks = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare) and any(isinstance(op, (ast.Eq, ast.NotEq, ast.In, ast.NotIn, ast.Is,
+                                                                 ast.IsNot)) for op in node.ops):
+            for operand in [node.left, *node.comparators]:
+                values = _literal(operand)
+                if values and not all(_stated(value, prompt) for value in values):
+                    leaks.append(f"equality with the literal {ast.unparse(operand)}")
+                elif _uses_gbai(operand, derived):
+                    leaks.append(f"equality with a value gbai computes: {ast.unparse(operand)}")
+        if isinstance(node, ast.Call):
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            if name in ("abs", "isclose", "allclose", "approx"):
+                for argument in ast.walk(node):
+                    values = _literal(argument) if argument is not node else None
+                    if values and not all(_stated(value, prompt) for value in values):
+                        leaks.append(f"distance to the literal {ast.unparse(argument)}")
+                if any(_uses_gbai(argument, derived) for argument in node.args):
+                    leaks.append(f"distance to a value gbai computes: {ast.unparse(node)}")
+            if name == "print" and not all(isinstance(argument, ast.Constant) for argument in node.args):
+                leaks.append(f"prints a value: {ast.unparse(node)}")
+    return leaks
+
+
+def test_the_leak_detector_flags_answers_and_passes_form_checks():
+    prompt = "Store the arm in `dominant_arm`; the instance has 6 arms at x = 0.31."
+    assert answer_leaks("assert dominant_arm == 0", prompt)
+    assert answer_leaks("assert abs(h - 1200.0) < 1e-6", prompt)
+    assert answer_leaks("check = gbai.Instance(m, 0.45)\nassert feasible == check.feasible_set", prompt)
+    assert answer_leaks("print(f'H = {h}')", prompt)
+    assert not answer_leaks("assert dominant_arm in range(6)\nassert n == 6 and 0 < ratio < 1\n"
+                            "print('Exercise 1: checks passed')", prompt)
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=lambda path: path.stem)
+def test_every_exercise_states_its_points_and_has_its_cells(script):
+    exercises = _exercises(jupytext.read(script))
+    assert sorted(exercises) == list(range(1, len(exercises) + 1)) and len(exercises) >= 3
+    for number, exercise in exercises.items():
+        cells = exercise["cells"]
+        assert {"solution", "test"} <= set(cells), f"exercise {number} lacks a solution or a test cell"
+        assert cells["solution"].cell_type == "code" and cells["test"].cell_type == "code"
+        total, auto, written = (int(value) if value else None for value in exercise["stated"])
+        assert float(_meta(cells["test"])["points"]) == (auto if written else total), f"exercise {number}: test points"
+        if "answer" in cells:
+            answer = _meta(cells["answer"])
+            assert cells["answer"].cell_type == "markdown" and answer["solution"] and answer["grade"]
+            assert written is not None and float(answer["points"]) == written and auto + written == total, (
+                f"exercise {number}: written answer points")
+            assert cells["answer"].source.strip(), f"exercise {number}: the written answer has no reference answer"
+        else:
+            assert written is None, f"exercise {number} states written points but has no answer cell"
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=lambda path: path.stem)
+def test_visible_tests_state_no_answer_and_hidden_tests_decide(script):
+    for number, exercise in _exercises(jupytext.read(script)).items():
+        source = exercise["cells"]["test"].source
+        assert source.count("### BEGIN HIDDEN TESTS") == 1 and source.count("### END HIDDEN TESTS") == 1, (
+            f"exercise {number}: the test cell needs one hidden block")
+        hidden = source.split("### BEGIN HIDDEN TESTS")[1].split("### END HIDDEN TESTS")[0]
+        assert "assert" in hidden, f"exercise {number}: the hidden block checks nothing"
+        visible = _visible(source)
+        assert "assert" in visible, f"exercise {number}: nothing checks the form of the answer"
+        assert not answer_leaks(visible, exercise["prompt"]), (number, answer_leaks(visible, exercise["prompt"]))
+        for node in ast.walk(ast.parse(source)):
+            # An assert without a message shows a bare AssertionError in the feedback.
+            if isinstance(node, ast.Assert):
+                assert node.msg is not None, f"exercise {number}: `{ast.unparse(node)}` has no message"
+
+
+def _course_counts() -> tuple[int, float, float, int]:
+    exercises = auto = written = answers = 0
+    for script in SCRIPTS:
+        for exercise in _exercises(jupytext.read(script)).values():
+            exercises += 1
+            auto += float(_meta(exercise["cells"]["test"])["points"])
+            if "answer" in exercise["cells"]:
+                answers += 1
+                written += float(_meta(exercise["cells"]["answer"])["points"])
+    return exercises, auto, written, answers
+
+
+def test_the_readme_states_the_number_of_exercises_and_points():
+    exercises, auto, written, answers = _course_counts()
+    readme = (ROOT / "README.md").read_text()
+    stated = re.search(r"\*\*(\d+) exercises, (\d+) points\*\*:\s+(\d+) checked\s+automatically,\s+(\d+)\s+for\s+"
+                       r"(\d+)\s+written\s+answers", readme)
+    assert stated, "the teacher's guide must state the exercises and points in its usual sentence"
+    assert [int(value) for value in stated.groups()] == [exercises, auto + written, auto, written, answers]
+
+
+# --- the student header, without nbgrader ---------------------------------------------
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=lambda path: path.stem)
+def test_the_student_version_starts_with_a_header(script):
+    from course import instructor_notebook
+
+    notebook = instructor_notebook(script)
+    header, name, setup = notebook.cells[:3]
+    exercises, auto, written = len(_exercises(jupytext.read(script))), 0.0, 0.0
+    for cell in notebook.cells:
+        if _meta(cell).get("grade"):
+            if cell.cell_type == "code":
+                auto += _meta(cell)["points"]
+            else:
+                written += _meta(cell)["points"]
+    assert header.cell_type == "markdown" and exercises
+    assert f"`{script.stem}.ipynb`" in header.source and "Restart" in header.source and "name" in header.source
+    assert f"{auto + written:g} points, {auto:g} checked automatically" in header.source
+    assert (f"{written:g} for written answers" in header.source) == (written > 0)
+    assert name.cell_type == "code" and 'NAME = ""' in name.source and not _meta(name)
+    assert _meta(setup)["locked"] and not _meta(setup)["grade"]
+    assert 'os.environ["GBAI_FIGURES_DIR"] = os.path.abspath("figures")' in setup.source
+
+
+# --- matching submissions to assignments, without grading --------------------------------
+
+
+def _handed_in(path: Path, prefix: str, answered: bool) -> None:
+    """A small notebook with one answer cell of exercise ``prefix`` (nbgrader ids and checksum)."""
+    from nbgrader.utils import compute_checksum
+
+    cell = nbformat.v4.new_code_cell("raise NotImplementedError()")
+    cell.metadata["nbgrader"] = {"grade": False, "grade_id": f"{prefix}_ex1_solution", "locked": False,
+                                 "schema_version": 3, "solution": True, "task": False}
+    cell.metadata.nbgrader["checksum"] = compute_checksum(cell)
+    if answered:
+        cell.source = "answer = 42"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nbformat.v4.new_notebook(cells=[cell]), path)
+
+
+def test_submissions_are_matched_by_their_cells_then_by_their_name(tmp_path):
+    from submissions import find_submissions
+
+    assignments = {"01_a": {"nb01_ex1_solution"}, "02_b": {"nb02_ex1_solution"}}
+    submitted = tmp_path / "submitted"
+    _handed_in(submitted / "ann" / "01_a" / "01_a.ipynb", "nb01", answered=True)
+    _handed_in(submitted / "bob" / "01_a" / "01_a.ipynb", "nb01", answered=False)  # Jupyter's copy holds the work
+    _handed_in(submitted / "bob" / "01_a" / "01_a-Copy1.ipynb", "nb01", answered=True)
+    _handed_in(submitted / "cat" / "02_b (1).ipynb", "nb02", answered=True)  # one folder too high
+    _handed_in(submitted / "dan" / "01_a" / "mine.ipynb", "nb01", answered=True)
+    _handed_in(submitted / "dan" / "01_a" / "mine-2.ipynb", "nb01", answered=True)  # two answered candidates
+    _handed_in(submitted / "eve" / "01_a" / "01_a.ipynb", "nb02", answered=True)  # notebook 2 under notebook 1's name
+    (submitted / "fay" / "01_a").mkdir(parents=True)
+    (submitted / "fay" / "01_a" / "01_a.ipynb").write_text("not json")
+    found, problems = find_submissions(submitted, assignments)
+    graded = {(item.student, item.assignment): (item.path.name, item.note is not None) for item in found}
+    assert graded == {("ann", "01_a"): ("01_a.ipynb", False), ("bob", "01_a"): ("01_a-Copy1.ipynb", True),
+                      ("cat", "02_b"): ("02_b (1).ipynb", True)}
+    reported = {(problem.student, problem.path.name, problem.spare) for problem in problems}
+    assert reported == {("bob", "01_a.ipynb", True), ("dan", "01_a", False), ("eve", "01_a.ipynb", False),
+                        ("fay", "01_a.ipynb", False)}
+    assert any("holds the exercises of 02_b" in problem.reason for problem in problems)
 
 
 # --- the book -----------------------------------------------------------------------
@@ -77,7 +338,7 @@ def test_every_notebook_has_a_page_with_its_figures(book, script):
     assert len(images) == stored, f"{script.stem}: {stored} figures stored, {len(images)} shown"
     for source in images:
         assert (book / source).stat().st_size > 1000, f"{source} is missing or empty"
-    # Exercises are there, with their solutions collapsed behind the toggle button.
+    # Exercises are there, with their code solutions collapsed behind the toggle button.
     assert html.count('class="cell tag_solution') == 3
     # Equations are typeset by the MathJax copied into the site, never a CDN.
     assert '<script defer="defer" src="_static/mathjax/tex-mml-chtml.js' in html
@@ -96,72 +357,294 @@ def test_the_landing_page_lists_the_notebooks_in_reading_order(book):
 
 # --- assignments and autograding ------------------------------------------------------
 
+
+def _solution_names(cell) -> list[str]:
+    names = []
+    for node in ast.walk(ast.parse(cell.source)):
+        targets = node.targets if isinstance(node, ast.Assign) else []
+        for target in targets:
+            names += [element.id for element in ast.walk(target) if isinstance(element, ast.Name)]
+    return names
+
+
+_DUMP = """\
+import json as _json
+import numbers as _numbers
+
+
+def _plain(value):
+    if isinstance(value, (str, bool)):
+        return value
+    if isinstance(value, _numbers.Number):
+        return float(value)
+    if isinstance(value, (tuple, list, set, frozenset)):
+        return [_plain(item) for item in value]
+    return None
+
+
+with open({path!r}, "w") as _stream:
+    _json.dump({{_name: _plain(globals()[_name]) for _name in {names!r} if _name in globals()}}, _stream)
+"""
+
+
+class Course:
+    """The temporary course the grading tests share, and what each command printed."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        self.first = GRADED[0]
+
+
 @pytest.fixture(scope="module")
 def course(tmp_path_factory):
-    course = tmp_path_factory.mktemp("course")
-    _pipeline("assignments", *[name[:2] for name in GRADED], "--output", str(course))
-    for name in GRADED:
-        source = nbformat.read(course / "source" / name / f"{name}.ipynb", as_version=4)
-        release = course / "release" / name / f"{name}.ipynb"
-        cell_id, wrong_code = WRONG_ANSWERS[name[:2]]
-        wrong = nbformat.from_dict(source)
-        cells = [cell for cell in wrong.cells if cell.metadata.get("nbgrader", {}).get("grade_id") == cell_id]
-        assert len(cells) == 1, cell_id
-        cells[0].source = wrong_code
-        for student, notebook in (("reference", source), ("wrong", wrong)):
-            folder = course / "submitted" / student / name
-            folder.mkdir(parents=True)
-            nbformat.write(notebook, folder / f"{name}.ipynb")
-        folder = course / "submitted" / "untouched" / name
-        folder.mkdir(parents=True)
-        shutil.copy(release, folder / f"{name}.ipynb")
-    _pipeline("autograde", "--output", str(course))
     from course import score_table
 
-    return course, score_table(course)
-
-
-def test_student_versions_hide_solutions_and_keep_tests(course):
-    folder, _ = course
+    state = Course(tmp_path_factory.mktemp("course"))
+    folder = state.folder
+    _pipeline("assignments", *[name[:2] for name in GRADED], "--output", str(folder))
+    answers = tmp_path_factory.mktemp("answers")
     for name in GRADED:
-        release = nbformat.read(folder / "release" / name / f"{name}.ipynb", as_version=4)
-        solutions = [cell for cell in release.cells if cell.metadata.get("nbgrader", {}).get("solution")]
-        tests = [cell for cell in release.cells if cell.metadata.get("nbgrader", {}).get("grade")]
-        assert len(solutions) == 3 and len(tests) == 3
-        assert all("raise NotImplementedError()" in cell.source and "BEGIN SOLUTION" not in cell.source
-                   for cell in solutions)
-        assert all("assert" in cell.source for cell in tests)
+        source = nbformat.read(folder / "source" / name / f"{name}.ipynb", as_version=4)
+        release = folder / "release" / name / f"{name}.ipynb"
+        reference = nbformat.from_dict(source)
+        names = [variable for cell in source.cells if _meta(cell).get("solution") and cell.cell_type == "code"
+                 for variable in _solution_names(cell)]
+        reference.cells.append(nbformat.v4.new_code_cell(_DUMP.format(path=str(answers / f"{name}.json"),
+                                                                      names=names)))
+        cell_id, wrong_code = WRONG_ANSWERS[name]
+        wrong = nbformat.from_dict(source)
+        cells = [cell for cell in wrong.cells if _meta(cell).get("grade_id") == cell_id]
+        assert len(cells) == 1, cell_id
+        cells[0].source = wrong_code
+        for student, notebook in (("reference", reference), ("wrong", wrong)):
+            target = folder / "submitted" / student / name
+            target.mkdir(parents=True)
+            nbformat.write(notebook, target / f"{name}.ipynb")
+        target = folder / "submitted" / "untouched" / name
+        target.mkdir(parents=True)
+        shutil.copy(release, target / f"{name}.ipynb")
+    # Jupyter's copy name, the one case the README warns about.
+    target = folder / "submitted" / "misnamed" / state.first
+    target.mkdir(parents=True)
+    nbformat.write(nbformat.from_dict(nbformat.read(folder / "source" / state.first / f"{state.first}.ipynb", 4)),
+                   target / f"{state.first}-Copy1.ipynb")
+    state.run = _pipeline("autograde", "--output", str(folder))
+    state.scores = score_table(folder)
+    state.grades = (folder / "grades.csv").read_text()
+    state.answers = {name: json.loads((answers / f"{name}.json").read_text()) for name in GRADED}
+    # The misnamed student's folder goes; a run for one student must still drop its rows.
+    shutil.rmtree(folder / "submitted" / "misnamed")
+    state.rerun = _pipeline("autograde", state.first[:2], "--student", "untouched", "--output", str(folder))
+    state.rescores = score_table(folder)
+    return state
+
+
+def test_student_versions_hide_solutions_and_hidden_tests(course):
+    for name in GRADED:
+        release = nbformat.read(course.folder / "release" / name / f"{name}.ipynb", as_version=4)
+        solutions = [cell for cell in release.cells if _meta(cell).get("solution")]
+        tests = [cell for cell in release.cells if _meta(cell).get("grade") and not _meta(cell).get("solution")]
+        assert len(tests) == 3 and len(solutions) >= 3
+        for cell in solutions:
+            stub = "raise NotImplementedError()" if cell.cell_type == "code" else "YOUR ANSWER HERE"
+            assert stub in cell.source and "BEGIN SOLUTION" not in cell.source
+        assert all("assert" in cell.source and "HIDDEN" not in cell.source for cell in tests)
+        source = nbformat.read(course.folder / "source" / name / f"{name}.ipynb", as_version=4)
+        assert all("### BEGIN HIDDEN TESTS" in cell.source for cell in source.cells
+                   if _meta(cell).get("grade") and cell.cell_type == "code")
         parameters = [cell for cell in release.cells if "parameters" in cell.metadata.get("tags", [])]
         assert re.search(r"^quick = True", parameters[0].source, re.MULTILINE)
         assert parameters[0].metadata["nbgrader"]["locked"]
+        assert release.cells[2].metadata["nbgrader"]["locked"] and "GBAI_FIGURES_DIR" in release.cells[2].source
 
 
-def test_reference_solutions_get_full_marks(course):
-    _, scores = course
-    mine = scores[scores["student"] == "reference"]
-    assert set(mine["assignment"]) == set(GRADED)
-    assert len(mine) == 3 * len(GRADED)
+def _mine(scores, student, kind="auto"):
+    return scores[(scores["student"] == student) & (scores["kind"] == kind)]
+
+
+def test_reference_solutions_get_full_marks_and_await_the_written_grades(course):
+    mine = _mine(course.scores, "reference")
+    assert set(mine["assignment"]) == set(GRADED) and len(mine) == 3 * len(GRADED)
     assert (mine["score"] == mine["points"]).all(), mine[mine["score"] != mine["points"]]
+    written = _mine(course.scores, "reference", "manual")
+    assert (written["status"] == "to grade").all() and written["score"].isna().all()
 
 
 def test_untouched_student_versions_score_zero_everywhere(course):
-    _, scores = course
-    mine = scores[scores["student"] == "untouched"]
-    assert len(mine) == 3 * len(GRADED)
+    mine = course.scores[course.scores["student"] == "untouched"]
+    assert len(_mine(course.scores, "untouched")) == 3 * len(GRADED)
     assert (mine["score"] == 0).all(), mine[mine["score"] != 0]
+    assert (mine[mine["kind"] == "manual"]["status"] == "no answer").all()
 
 
 def test_one_wrong_answer_loses_exactly_its_points(course):
-    folder, scores = course
-    reference = scores[scores["student"] == "reference"].set_index(["assignment", "exercise"])["score"]
-    wrong = scores[scores["student"] == "wrong"].set_index(["assignment", "exercise"])["score"]
+    reference = _mine(course.scores, "reference").set_index(["assignment", "cell"])["score"]
+    wrong = _mine(course.scores, "wrong").set_index(["assignment", "cell"])["score"]
     for name in GRADED:
-        broken = WRONG_ANSWERS[name[:2]][0].replace("_solution", "_test")
-        lost = (reference[name] - wrong[name])
+        broken = WRONG_ANSWERS[name][0].replace("_solution", "_test")
+        lost = reference[name] - wrong[name]
         assert lost[broken] == reference[name][broken] > 0, name
         assert (lost.drop(broken) == 0).all(), f"{name}: other exercises changed score: {lost[lost != 0]}"
-    grades = (folder / "grades.csv").read_text().splitlines()
-    assert grades[0] == "student,assignment,exercise,score,points" and len(grades) == 1 + 9 * len(GRADED)
+
+
+def test_a_misnamed_notebook_is_named_and_graded_as_the_expected_one(course):
+    shown = f"misnamed/{course.first}/{course.first}-Copy1.ipynb"
+    lines = [line for line in course.run.stderr.splitlines() if line.strip()]
+    assert lines == [f"autograde: {shown}: graded as misnamed/{course.first}/{course.first}.ipynb "
+                     f"(name the file {course.first}.ipynb)"], course.run.stderr
+    mine = _mine(course.scores, "misnamed")
+    assert len(mine) == 3 and (mine["score"] == mine["points"]).all()
+    assert f"graded {3 * len(GRADED) + 1} submission(s)" in course.run.stdout
+
+
+def test_grading_runs_quietly(course):
+    # Only the misnamed file is reported: no SQLAlchemy or kernel transport warnings.
+    for output in (course.run.stderr, course.run.stdout, course.rerun.stderr):
+        assert "Warning" not in output and "WARNING" not in output and "without encryption" not in output
+
+
+def test_a_removed_submission_leaves_no_rows(course):
+    assert f"removed the grades of misnamed/{course.first}" in course.rerun.stdout
+    assert "misnamed" in course.grades and "misnamed" not in (course.folder / "grades.csv").read_text()
+    totals = (course.folder / "grades-totals.csv").read_text()
+    assert "misnamed" not in totals and not (course.folder / "autograded" / "misnamed").exists()
+    kept = course.scores[course.scores["student"] != "misnamed"].reset_index(drop=True)
+    assert kept.equals(course.rescores), "a selective run changed the grades of other submissions"
+    assert "graded 1 submission(s)" in course.rerun.stdout
+
+
+def test_the_totals_export_separates_automatic_and_written_points(course):
+    import pandas as pd
+
+    totals = pd.read_csv(course.folder / "grades-totals.csv").set_index("student")
+    scores = course.rescores
+    assert sorted(totals.index) == sorted(set(scores["student"]))
+    with_points = scores.drop_duplicates(["assignment", "cell"])
+    auto_points = with_points[with_points["kind"] == "auto"]["points"].sum()
+    manual_points = with_points[with_points["kind"] == "manual"]["points"].sum()
+    assert (totals["auto_points"] == auto_points).all() and (totals["manual_points"] == manual_points).all()
+    assert (totals["points"] == auto_points + manual_points).all()
+    assert totals.loc["reference", "auto"] == auto_points and totals.loc["reference", "manual"] == 0
+    assert totals.loc["reference", "to_grade"] == (with_points["kind"] == "manual").sum()
+    assert totals.loc["untouched", "score"] == 0 and totals.loc["untouched", "to_grade"] == 0
+    for name in GRADED:
+        mine = scores[(scores["student"] == "wrong") & (scores["assignment"] == name)]
+        assert totals.loc["wrong", name] == mine["score"].sum()
+    assert (totals["submitted"] == len(GRADED)).all()
+    # make export rewrites the same tables from the gradebook alone.
+    before = (course.folder / "grades-totals.csv").read_text()
+    _pipeline("export", "--output", str(course.folder))
+    assert (course.folder / "grades-totals.csv").read_text() == before
+
+
+def _numbers(value) -> list[float]:
+    if isinstance(value, list):
+        return [number for item in value for number in _numbers(item)]
+    return [value] if isinstance(value, float) else []
+
+
+def test_no_visible_check_holds_the_value_of_an_answer(course):
+    # Every literal of a visible check is compared with the reference answers of its
+    # exercise, as the reference run computed them.
+    for name in GRADED:
+        release = nbformat.read(course.folder / "release" / name / f"{name}.ipynb", as_version=4)
+        script = jupytext.read(NOTEBOOKS / f"{name}.py")
+        for number, exercise in _exercises(script).items():
+            values = [course.answers[name].get(variable)
+                      for variable in _solution_names(exercise["cells"]["solution"])]
+            test_id = _meta(exercise["cells"]["test"])["grade_id"]
+            visible = next(cell.source for cell in release.cells if _meta(cell).get("grade_id") == test_id)
+            for node in ast.walk(ast.parse(visible)):
+                if isinstance(node, ast.Assert) and node.msg is not None:
+                    node.msg = ast.Constant(None)
+            constants = [node.value for node in ast.walk(ast.parse(visible)) if isinstance(node, ast.Constant)
+                         and isinstance(node.value, (int, float, str)) and not isinstance(node.value, bool)
+                         and not _stated(node.value, exercise["prompt"])]
+            for constant in constants:
+                for value in values:
+                    if isinstance(constant, str):
+                        assert constant != value, (name, number, constant)
+                    else:
+                        # Equal up to rounding: 1e-9 relative.
+                        assert all(abs(constant - item) > 1e-9 * max(1.0, abs(item)) for item in _numbers(value)), (
+                            name, number, constant)
+
+
+def test_answers_worked_out_by_hand_are_not_printed_by_the_notebook(course):
+    for name in GRADED:
+        outputs = "\n".join("".join(output.get("text", "")) + "".join(output.get("data", {}).get("text/plain", ""))
+                            for cell in nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4).cells
+                            for output in cell.get("outputs", []))
+        for number, exercise in _exercises(jupytext.read(NOTEBOOKS / f"{name}.py")).items():
+            if "by hand" not in exercise["prompt"]:
+                continue
+            for variable in _solution_names(exercise["cells"]["solution"]):
+                value = course.answers[name].get(variable)
+                if isinstance(value, float) and abs(value) >= 10:
+                    shown = {f"{value:.0f}", f"{value:.1f}", f"{value:.2f}", f"{value:.3g}"}
+                    assert not any(text in outputs for text in shown), (name, number, variable, shown)
+
+
+def test_grading_selections_that_match_nothing_stop_with_one_line(course):
+    for arguments in (["--student", "nobody"], ["99"]):
+        completed = _pipeline("autograde", *arguments, "--output", str(course.folder), status=2)
+        assert completed.stderr.count("\n") == 1 and completed.stdout == ""
+
+
+@pytest.fixture(scope="module")
+def feedback(course):
+    _pipeline("feedback", "--output", str(course.folder))
+    return course.folder / "feedback"
+
+
+def test_feedback_pages_read_offline_with_exercise_numbers_and_failure_messages(course, feedback):
+    name = course.first
+    page = (feedback / "wrong" / name / f"{name}.html").read_text()
+    assert "cdnjs" not in page and "cdn.jsdelivr" not in page
+    assert '<script defer src="mathjax/tex-chtml-full.js"></script>' in page
+    assert (feedback / "wrong" / name / "mathjax" / "tex-chtml-full.js").stat().st_size > 100_000
+    assert (feedback / "wrong" / name / "mathjax" / "output" / "chtml" / "fonts" / "woff-v2").is_dir()
+    assert "max-width: 100%" in page
+    broken = WRONG_ANSWERS[name][0].replace("_solution", "_test")
+    number = _ID.match(broken).group(1)
+    entry = re.search(rf'<li><a href="#{broken}">Exercise {number}, automatic test</a>: 0\.0 / (\d+\.\d+)'
+                      rf'\s*<span class="failure">AssertionError: ([^<]+)</span>', page)
+    assert entry, "the contents do not name the failed exercise with its message"
+    assert "AssertionError: </" not in page and len(entry.group(2).strip()) > 10
+
+
+def test_feedback_math_is_typeset_by_a_browser_without_network(course, feedback):
+    browser = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+    if browser is None:
+        pytest.skip("no Chromium to render the page (apt-get install chromium)")
+    page = feedback / "reference" / course.first / f"{course.first}.html"
+    completed = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu",
+                                "--disable-background-networking", "--disable-component-update", "--no-first-run",
+                                "--virtual-time-budget=10000", "--dump-dom", page.as_uri()],
+                               capture_output=True, text=True, timeout=120)
+    assert completed.returncode == 0, completed.stderr[-2000:]
+    assert completed.stdout.count("<mjx-container") >= 3, "MathJax typeset no formula"
+    assert "<mjx-merror" not in completed.stdout, "MathJax failed on a formula"
+
+
+def test_a_released_notebook_writes_its_figures_next_to_itself(course, tmp_path, monkeypatch):
+    from nbclient import NotebookClient
+
+    name = "01_problem_setup"
+    if name not in GRADED:
+        pytest.skip("notebook 1 is not among the graded ones")
+    figures = ROOT / "figures"
+    before = {path.name: path.stat().st_mtime_ns for path in figures.glob("*")}
+    monkeypatch.delenv("GBAI_FIGURES_DIR", raising=False)
+    monkeypatch.setenv("GBAI_CACHE_DIR", str(tmp_path / "cache"))
+    student = tmp_path / "student"
+    student.mkdir()
+    shutil.copy(course.folder / "release" / name / f"{name}.ipynb", student)
+    notebook = nbformat.read(student / f"{name}.ipynb", as_version=4)
+    NotebookClient(notebook, timeout=300, kernel_name="python3", allow_errors=True,
+                   resources={"metadata": {"path": str(student)}}).execute()
+    assert (student / "figures" / "setup_table1.png").stat().st_size > 1000
+    assert {path.name: path.stat().st_mtime_ns for path in figures.glob("*")} == before
 
 
 @pytest.mark.parametrize("module, named", [("myst_nb", "myst-nb"), ("mathjax", "django-static-mathjax"),

@@ -6,7 +6,7 @@ as ``notebooks/NN_name.ipynb`` (Jupytext's rendering of the script with the outp
 filled in, so the pair converts back to the same script); ``quick OUTDIR`` runs
 each with ``quick=True`` for ``make test``'s nbval check. A notebook is replaced only
 when every cell succeeded. ``book`` is :mod:`book`; ``assignments``, ``autograde``
-and ``feedback`` are :mod:`course`. This is tooling: the ``gbai`` library never
+and ``export`` are :mod:`course`, ``feedback`` is :mod:`feedback`. This is tooling: the ``gbai`` library never
 imports it.
 """
 
@@ -161,7 +161,49 @@ def _execute(args: argparse.Namespace) -> int:
     return 0
 
 
-def _classroom(args: argparse.Namespace, book, course) -> int:
+def _autograde(args: argparse.Namespace, course, folder: Path, start: float) -> int:
+    report = course.autograde(folder, args.names or None, args.student or None)
+    def shown(path: Path) -> str:
+        return path.resolve().relative_to((folder / "submitted").resolve()).as_posix()
+
+    for problem in report.problems:
+        print(f"autograde: {shown(problem.path)}: {problem.reason}" + ("" if problem.spare else "; not graded"),
+              file=sys.stderr)
+    for submission in report.graded:
+        if submission.note:
+            print(f"autograde: {shown(submission.path)}: {submission.note} (name the file "
+                  f"{submission.assignment}.ipynb)", file=sys.stderr)
+    for submission, reason in report.failed:
+        print(f"autograde: {shown(submission.path)}: not graded, nbgrader failed: {reason}", file=sys.stderr)
+    for student, assignment in report.removed:
+        print(f"removed the grades of {student}/{assignment}: no longer in {folder / 'submitted'}")
+    scores = course.score_table(folder)
+    graded = {(submission.student, submission.assignment) for submission in report.graded}
+    for (student, assignment), rows in scores.groupby(["student", "assignment"]):
+        if (student, assignment) not in graded:
+            continue
+        auto, manual = rows[rows["kind"] == "auto"], rows[rows["kind"] == "manual"]
+        line = f"{student:<16} {assignment:<28} tests {auto['score'].sum():g} / {auto['points'].sum():g}"
+        if len(manual):
+            waiting = manual[manual["status"] == "to grade"]
+            line += f", written {manual['score'].sum():g} / {manual['points'].sum():g}"
+            if len(waiting):
+                line += f" ({len(waiting)} to grade)"
+        print(line)
+    print(f"graded {len(report.graded)} submission(s) in {time.perf_counter() - start:.1f} s; "
+          f"grades per item in {folder / 'grades.csv'}, per student in {folder / 'grades-totals.csv'}")
+    if not report.complete:
+        skipped = [p for p in report.problems if not p.spare]
+        print(f"autograde: {len(report.failed) + len(skipped)} notebook(s) not graded (see above)", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _classroom(args: argparse.Namespace) -> int:
+    import book
+    import course
+    import feedback
+
     start = time.perf_counter()
     folder = Path(args.output)
     if args.mode == "book":
@@ -172,43 +214,46 @@ def _classroom(args: argparse.Namespace, book, course) -> int:
         print(f"{len(made)} assignment(s) in {folder}: student versions in {folder / 'release'} "
               f"({time.perf_counter() - start:.1f} s)")
     elif args.mode == "autograde":
-        graded = course.autograde(folder, args.names or None)
-        scores = course.score_table(folder)
-        totals = scores.groupby(["student", "assignment"])[["score", "points"]].sum()
-        for (student, assignment), row in totals.iterrows():
-            if (student, assignment) in graded:
-                print(f"{student:<20} {assignment:<28} {row['score']:g} / {row['points']:g}")
-        print(f"grades of {len(graded)} submission(s) in {folder / 'grades.csv'} ({time.perf_counter() - start:.1f} s)")
+        return _autograde(args, course, folder, start)
+    elif args.mode == "export":
+        per_item, per_student = course.export_grades(folder)
+        print(f"grades per item in {per_item}, per student in {per_student}")
     else:
-        pages = course.generate_feedback(folder)
-        print(f"{len(pages)} feedback page(s) under {folder / 'feedback'}")
+        pages = feedback.generate_feedback(folder, args.names or None, args.student or None)
+        submissions = sorted({(page.parent.parent.name, page.parent.name) for page in pages})
+        waiting = feedback.pending_answers(folder.resolve(), submissions)
+        print(f"{len(pages)} feedback page(s) under {folder / 'feedback'} ({time.perf_counter() - start:.1f} s)")
+        if waiting:
+            print(f"feedback: {waiting} written answer(s) not graded yet show as such; grade them "
+                  f"(nbgrader formgrader) and run make feedback again", file=sys.stderr)
     return 0
 
 
 _DEFAULT_OUTPUT = {"quick": "build/quick", "book": "build/book", "assignments": "build/assignments",
-                   "autograde": "build/assignments", "feedback": "build/assignments"}
+                   "autograde": "build/assignments", "feedback": "build/assignments", "export": "build/assignments"}
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python notebooks/_tools/pipeline.py",
         description="Run the notebooks headless, render them as a book, or make and grade assignments.")
-    parser.add_argument("mode", choices=["figures", "quick", "book", "assignments", "autograde", "feedback"],
+    parser.add_argument("mode", choices=["figures", "quick", "book", "assignments", "autograde", "feedback", "export"],
                         help="figures: full run into notebooks/; quick: tests; book: HTML site; "
-                             "assignments, autograde, feedback: the nbgrader course")
-    parser.add_argument("names", nargs="*", help="notebook name prefixes (default: all)")
+                             "assignments, autograde, feedback, export: the nbgrader course")
+    parser.add_argument("names", nargs="*", help="notebook (assignment) name prefixes (default: all)")
+    parser.add_argument("--student", action="append", default=[],
+                        help="autograde, feedback: only this student (repeat for several)")
     parser.add_argument("--notebooks", default="notebooks", help="folder of the percent scripts")
     parser.add_argument("--output", help="output folder (default: build/quick, build/book or build/assignments)")
-    args = parser.parse_args(argv)
+    args = parser.parse_intermixed_args(argv)
     if args.output is None:
         args.output = _DEFAULT_OUTPUT.get(args.mode, "build/quick")
     try:
+        if args.student and args.mode not in ("autograde", "feedback"):
+            raise ValueError(f"--student applies to autograde and feedback, not {args.mode}")
         if args.mode in ("figures", "quick"):
             return _execute(args)
-        import book
-        import course
-
-        return _classroom(args, book, course)
+        return _classroom(args)
     except (ValueError, FileNotFoundError, MissingPrerequisite) as error:
         print(f"pipeline: error: {error}", file=sys.stderr)
         return 2

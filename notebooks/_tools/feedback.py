@@ -1,0 +1,140 @@
+"""Feedback pages for the graded submissions (``make feedback``).
+
+nbgrader writes one HTML page per graded notebook, ``feedback/<student>/<assignment>/``.
+Its own template loads MathJax 2 from a CDN, lets a wide figure overflow the page
+and names every graded item "Test cell"; the template in ``feedback_template/``
+extends it: equations are typeset by MathJax 3 from the package
+``django-static-mathjax``, copied into each page's folder (hard links where the file
+system allows, so a class costs one copy), figures are scaled to the page, and the
+contents name each item by exercise with the message of a failed check.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from pipeline import MissingPrerequisite, require
+
+import course as course_tools
+
+__all__ = ["generate_feedback", "pending_answers"]
+
+TEMPLATES = Path(__file__).resolve().parent / "feedback_template"
+#: What a feedback page needs from MathJax 3's es5 build: the TeX input with every
+#: extension bundled and the HTML output, and that output's fonts.
+_MATHJAX_PARTS = ("tex-chtml-full.js", "output/chtml/fonts/woff-v2")
+
+
+def _mathjax_folder() -> Path:
+    import importlib.util
+
+    spec = importlib.util.find_spec("mathjax")
+    folder = Path(spec.origin).parent / "static" / "mathjax" / "es5" if spec and spec.origin else None
+    if folder is None or not (folder / _MATHJAX_PARTS[0]).exists():
+        raise MissingPrerequisite("make feedback needs MathJax 3 from the package django-static-mathjax: "
+                                  "run `make install` or pip install -e '.[classroom]'")
+    return folder
+
+
+def _link_tree(source: Path, target: Path) -> None:
+    """Copy ``source`` to ``target`` as hard links (a plain copy across file systems)."""
+    if source.is_dir():
+        target.mkdir(parents=True, exist_ok=True)
+        for child in source.iterdir():
+            _link_tree(child, target / child.name)
+        return
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if target.exists():
+        target.unlink()
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copy2(source, target)
+
+
+def _install_mathjax(course: Path, pages: Path) -> None:
+    """Put MathJax in ``pages/mathjax/`` from one master copy in ``.grading/mathjax``."""
+    master = course / ".grading" / "mathjax"
+    if not (master / _MATHJAX_PARTS[0]).exists():
+        source = _mathjax_folder()
+        for part in _MATHJAX_PARTS:
+            if (source / part).is_dir():
+                shutil.copytree(source / part, master / part, dirs_exist_ok=True)
+            else:
+                master.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(source / part, master / part)
+        shutil.copy2(source.parent / "LICENSE", master / "LICENSE")
+    _link_tree(master, pages / "mathjax")
+
+
+def _preprocessors():
+    from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
+    from nbgrader.preprocessors import GetGrades
+
+    class GetGradesAndStatus(GetGrades):
+        """nbgrader's grades, plus a mark on the written answers the teacher has not graded yet."""
+
+        def _get_score(self, cell, resources):
+            super()._get_score(cell, resources)
+            grade = self.gradebook.find_grade(cell.metadata["nbgrader"]["grade_id"], self.notebook_id,
+                                              self.assignment_id, self.student_id)
+            cell.metadata.nbgrader["gbai_to_grade"] = bool(
+                cell.cell_type == "markdown" and grade.manual_score is None and grade.auto_score is None)
+
+    return [GetGradesAndStatus, CSSHTMLHeaderPreprocessor]
+
+
+def pending_answers(course: Path, submissions: list[tuple[str, str]]) -> int:
+    """How many written answers of these (student, assignment) submissions await the teacher."""
+    scores = course_tools.score_table(course)
+    keys = set(submissions)
+    mine = scores[[key in keys for key in zip(scores["student"], scores["assignment"])]]
+    return int((mine["status"] == "to grade").sum())
+
+
+def generate_feedback(course: Path, assignments: list[str] | None = None,
+                      students: list[str] | None = None) -> list[Path]:
+    """Write the feedback page of every autograded submission (or the selected ones); returns the pages."""
+    require({"nbgrader": "nbgrader"}, "classroom", "make feedback")
+    import nbgrader
+    from nbgrader.converters import GenerateFeedback
+    from nbgrader.utils import capture_log, temp_attrs
+    from traitlets.config import Config
+
+    course = course.resolve()
+    graded = sorted((path.parent.name, path.name) for path in (course / "autograded").glob("*/*") if path.is_dir())
+    if not graded:
+        raise FileNotFoundError(f"nothing autograded in {course}: run `make autograde` first")
+    chosen_assignments = course_tools.select(assignments, sorted({a for _, a in graded}), "graded assignment")
+    chosen_students = course_tools.select_students(students, sorted({s for s, _ in graded}), course / "autograded")
+    todo = [(s, a) for s, a in graded if s in chosen_students and a in chosen_assignments]
+    if not todo:
+        raise FileNotFoundError("nothing autograded matches the selection")
+    _mathjax_folder()
+    course_tools._grading_environment(course)
+    nbgrader_templates = Path(nbgrader.__file__).parent / "server_extensions" / "formgrader" / "templates"
+    api = course_tools._api(course)
+    pages = []
+    with course_tools.quiet():
+        for student, assignment in todo:
+            config = Config()
+            config.HTMLExporter.template_name = "gbai_feedback"
+            config.HTMLExporter.extra_template_basedirs = [str(TEMPLATES), str(nbgrader_templates)]
+            config.GenerateFeedback.preprocessors = _preprocessors()
+            with temp_attrs(api.coursedir, assignment_id=assignment, student_id=student):
+                app = GenerateFeedback(coursedir=api.coursedir, parent=api)
+                app.update_config(config)
+                # nbgrader sets the bootstrap stylesheet's folder here in its constructor; the
+                # template also needs nbgrader's own templates to extend them.
+                app.update_config(Config({"HTMLExporter": {"extra_template_paths": [
+                    *app.config.HTMLExporter.get("extra_template_paths", []), str(nbgrader_templates)]}}))
+                app.force = True
+                result = capture_log(app)
+            if not result.get("success"):
+                raise RuntimeError(f"feedback of {student}/{assignment}: {course_tools.failure_reason(result)}")
+            folder = course / "feedback" / student / assignment
+            _install_mathjax(course, folder)
+            pages.extend(sorted(folder.glob("*.html")))
+    return pages
