@@ -216,7 +216,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=2, help="seeds per workload (default 2)")
     parser.add_argument("--fast-repeat", type=int, default=20, help="repetitions of the fast runs (default 20)")
     parser.add_argument("--beyond", action="store_true",
-                        help="also time the algorithms of notebook 9 against CSS-LUCB")
+                        help="also time the algorithms beyond the paper (notebooks 10-12) against CSS-LUCB")
     parser.add_argument("--lower-bounds", action="store_true",
                         help="also time the best response and the characteristic time")
     parser.add_argument("--scaling", action="store_true",

@@ -10,19 +10,16 @@ the name nbgrader expects), so ``submitted/`` is never changed. Feedback pages a
 
 from __future__ import annotations
 
-import atexit
 import contextlib
-import functools
 import os
 import re
 import shutil
 import sys
-import tempfile
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pipeline import notebook_scripts, require
+from pipeline import ipc_prefix, notebook_scripts, require
 from submissions import Problem, Submission, find_submissions, notebook_cell_ids
 
 __all__ = ["GradingReport", "autograde", "export_grades", "instructor_notebook", "make_assignments",
@@ -111,16 +108,6 @@ def quiet():
         yield
 
 
-@functools.cache
-def _ipc_prefix() -> str:
-    """Where this process's kernels put their sockets: an absolute path (the kernel runs in
-    the notebook's folder, nbgrader elsewhere) that is short (Unix sockets allow about
-    100 characters), in a private folder removed at exit."""
-    folder = tempfile.mkdtemp(prefix="gbai-ipc-")
-    atexit.register(shutil.rmtree, folder, True)
-    return os.path.join(folder, "kernel")
-
-
 def _config(course: Path, submitted: Path | None = None):
     from traitlets.config import Config
 
@@ -131,7 +118,7 @@ def _config(course: Path, submitted: Path | None = None):
         config.CourseDirectory.submitted_directory = str(submitted.relative_to(course))
     config.Execute.timeout = CELL_TIMEOUT
     config.KernelManager.transport = "ipc"
-    config.KernelManager.ip = _ipc_prefix()
+    config.KernelManager.ip = ipc_prefix()
     return config
 
 

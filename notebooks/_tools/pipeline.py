@@ -13,14 +13,17 @@ imports it.
 from __future__ import annotations
 
 import argparse
+import atexit
+import functools
 import importlib.util
 import os
+import shutil
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-__all__ = ["MissingPrerequisite", "execute_notebook", "main", "merge_streams", "notebook_scripts", "require"]
+__all__ = ["MissingPrerequisite", "execute_notebook", "ipc_prefix", "main", "merge_streams", "notebook_scripts", "require"]
 
 KERNEL = "python3"
 
@@ -71,6 +74,16 @@ def merge_streams(notebook) -> None:
         cell.outputs = merged
 
 
+@functools.cache
+def ipc_prefix() -> str:
+    """Where this process's kernels put their sockets: an absolute path (the kernel runs in
+    the notebook's folder, nbgrader elsewhere) that is short (Unix sockets allow about
+    100 characters), in a private folder removed at exit."""
+    folder = tempfile.mkdtemp(prefix="gbai-ipc-")
+    atexit.register(shutil.rmtree, folder, True)
+    return os.path.join(folder, "kernel")
+
+
 def execute_notebook(script: Path, target: Path, parameters: dict | None = None, paired: bool = True) -> float:
     """Run ``script`` and write the executed notebook to ``target``; returns the seconds taken.
 
@@ -81,12 +94,17 @@ def execute_notebook(script: Path, target: Path, parameters: dict | None = None,
     import jupytext
     import nbformat
     import papermill
+    from traitlets.config import Config
 
     os.environ.setdefault("JUPYTER_PREFER_ENV_PATH", "1")  # the venv's kernel first
     os.environ.setdefault("TQDM_DISABLE", "1")  # no progress bars (and their timings) in stored outputs
     source = jupytext.read(script)
     for index, cell in enumerate(source.cells):
         cell.id = f"cell-{index}"  # nbformat would draw random ids: keep reruns byte-identical
+    # Sockets instead of TCP ports: nothing to encrypt, so the kernel prints no warning.
+    kernel_config = Config()
+    kernel_config.KernelManager.transport = "ipc"
+    kernel_config.KernelManager.ip = ipc_prefix()
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="gbai-notebook-") as scratch:
         unexecuted = Path(scratch) / f"{script.stem}.ipynb"
@@ -100,6 +118,7 @@ def execute_notebook(script: Path, target: Path, parameters: dict | None = None,
             language="python",
             progress_bar=False,
             cwd=str(script.parent),
+            config=kernel_config,
         )
         result = nbformat.read(executed, as_version=4)
     merge_streams(result)
