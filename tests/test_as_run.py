@@ -250,7 +250,7 @@ def test_crashes_end_runs_with_a_status_that_summaries_count():
 
 
 def test_ae_as_run_never_stops_on_figure_1a():
-    """AUTHORS-CODE.md: the reference rule can pick an arm no other arm beats on sums; the budget ends the run."""
+    """As-run facts A9 and A10: the reference rule can pick an arm no other arm beats on sums; the budget ends the run."""
     result = gbai.run(gbai.paper_instance("fig1a", 0.35), "ae:as=published", seed=0, max_samples=3_000_000)
     assert not result.stopped and result.answer == gbai.NO_ANSWER
 

@@ -178,7 +178,7 @@ def test_specs_resolve_to_canonical_names():
         "css-lucb-plus:confidence=paper,sampling=all"
     for bad, message in [("css-lucb-plus:speed=fast", "bad option"), ("css-lucb-plus:sampling=some", "must be one of"),
                          ("css-lucb:speed=fast", "bad option"),
-                         ("css-lucb:sampling=all", "must be one of"),  # issue 9: sampling=feasible|undecided
+                         ("css-lucb:sampling=all", "must be one of"),  # CSS-LUCB's options: sampling=feasible|undecided
                          ("", "non-empty")]:
         with pytest.raises(ValueError, match=message):
             gbai.resolve(bad)
@@ -244,7 +244,7 @@ def test_betting_error_rate_within_delta(reward):
     # highest-mean arm, a close second arm with an attribute near the threshold, and an
     # infeasible instance. Seeded, so the outcome is fixed. The harder adversarial
     # instances (near ties, attributes 0.01 from the threshold, 2000 runs each) are
-    # too slow for `make test`; their error rates are in the issue 12 report.
+    # too slow for `make test`; `python -m gbai.tools.near_limit` measures their error rates.
     instances = {
         "risky best mean": Instance([[0.6, 0.55], [0.9, 0.2], [0.45, 0.5]], 0.35),
         "close second": Instance([[0.7, 0.5], [0.6, 0.4], [0.2, 0.9]], 0.35),

@@ -32,7 +32,7 @@ def test_published_points_load():
 def test_typed_means():
     assert typed_beta_parameter(0.6) == 0.67 and typed_mean(0.6) == pytest.approx(0.5988, abs=1e-4)
     for value, expected in [(0.7, 0.6993), (0.9, 0.9009), (0.35, 0.3497), (0.55, 0.5495), (0.15, 0.1499)]:
-        assert typed_mean(value) == pytest.approx(expected, abs=1e-4)  # AUTHORS-CODE.md's list
+        assert typed_mean(value) == pytest.approx(expected, abs=1e-4)  # as-run fact A1's list
     with pytest.raises(ValueError):
         typed_beta_parameter(0.0)
 
