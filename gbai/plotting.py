@@ -311,9 +311,9 @@ class Replication:
         for algorithm, part in self.summary.groupby("algorithm", sort=False):
             lines.append(f"{algorithm}: {part['ratio_to_T_star_kl'].min():.0f} to "
                          f"{part['ratio_to_T_star_kl'].max():.0f} times the limit T*·kl(δ, 1−δ).")
-        summary = self.summary
-        lines.append(f"Largest error rate among the runs that stopped: {summary['error_rate'].max():.4f}; runs that "
-                     f"hit the sample budget: {summary['unstopped_runs'].sum()} of {summary['runs'].sum()}.")
+        unstopped = int((~self.runs["stopped"].astype(bool)).sum())
+        lines.append(f"Largest error rate among the runs that stopped: {self.summary['error_rate'].max():.4f}; runs "
+                     f"that hit the sample budget: {unstopped:,} of {len(self.runs):,}.")
         return "\n".join(lines)
 
 
