@@ -164,7 +164,7 @@ def plot_instance(instance, ax=None, title: str | None = None):
     ax.set_ylim(0, 1.05)
     ax.set_ylabel("mean reward")
     ax.set_title(title if title is not None else (instance.label or "instance"))
-    ax.legend(loc="upper left", fontsize=8, frameon=False)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=3, fontsize=8, frameon=False)
     return fig, ax
 
 
@@ -230,7 +230,7 @@ def plot_sample_complexity(
     if title:
         ax.set_title(title)
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.15), ncol=2, frameon=False)
     return fig, ax
 
 

@@ -49,7 +49,7 @@ import numpy as np
 import pandas as pd
 
 import gbai
-from gbai.plotting import plot_instance, savefig
+from gbai.plotting import legend_below, panel_grid, plot_instance, savefig
 
 # %% [markdown]
 # ## The illustrative example (Table I)
@@ -132,16 +132,14 @@ plt.show()
 
 # %%
 shown = [("exp1", 0.31, None), ("exp2", 0.6, None), ("exp3", 0.3, None), ("vary-n", 0.42, 6), ("vary-m", 0.42, 4)]
-fig, axes = plt.subplots(1, len(shown), figsize=(4.2 * len(shown), 3.6), sharey=True)
+fig, axes = panel_grid(len(shown), panel_size=(4.2, 3.4))
 rows = []
 for ax, (name, x, size) in zip(axes, shown):
     instance = gbai.paper_instance(name, x, size)
     plot_instance(instance, ax=ax)
-    if ax is not axes[0]:
-        ax.get_legend().remove()
     rows.append({"instance": instance.label, "answer": instance.answer, "feasible set": instance.feasible_set,
                  "risky set": instance.risky_set, "H_id": round(instance.hardness_index(), 1)})
-fig.tight_layout()
+legend_below(fig)
 overview = pd.DataFrame(rows)
 savefig(fig, "setup_paper_instances", data=overview.astype(str))
 plt.show()

@@ -52,7 +52,7 @@ import numpy as np
 import pandas as pd
 
 import gbai
-from gbai.plotting import plot_confidence_intervals, plot_set_evolution, savefig
+from gbai.plotting import panel_grid, plot_confidence_intervals, plot_set_evolution, savefig
 
 instance = gbai.table1_example()
 snapshot_rounds = [20, 200, 2000]
@@ -115,7 +115,7 @@ trace.iloc[[0, 1, 2, -3, -2, -1]]
 # %%
 final_round = trace["t"].iloc[-1]
 shown = [t for t in snapshot_rounds if t in kept] + [final_round]
-fig, axes = plt.subplots(1, len(shown), figsize=(3.6 * len(shown), 3.6), sharey=True)
+fig, axes = panel_grid(len(shown), panel_size=(4.0, 3.6), sharey=True)
 for ax, t in zip(axes, shown):
     label = f"round t = {t}" + (" (stop)" if t == final_round else "")
     plot_confidence_intervals(kept[t].state, ax=ax, title=label)

@@ -53,7 +53,7 @@ summary = pd.concat([results[name][1] for name in results], ignore_index=True)
 summary[columns].round(3)
 
 # %%
-fig, axes = plt.subplots(1, 2, figsize=(12, 4.2))
+fig, axes = plt.subplots(1, 2, figsize=(11, 4.4))
 for ax, name, label, title in [(axes[0], "vary-n", "N = ", "(a) varying the number of arms, M = 2"),
                                (axes[1], "vary-m", "M = ", "(b) varying the number of attributes, N = 5")]:
     plot_sample_complexity(results[name][1], x="x", group="size", group_label=label, reference="T_star_kl",

@@ -60,7 +60,7 @@ import numpy as np
 import pandas as pd
 
 import gbai
-from gbai.plotting import ALGORITHM_STYLES, savefig
+from gbai.plotting import ALGORITHM_STYLES, legend_below, panel_grid, savefig
 from gbai.asrun.published import (STAIRCASE_POINTS, STAIRCASE_STEPS, counterfactual, published_figures, published_runs,
                                   staircase, verdict_table)
 
@@ -121,7 +121,7 @@ verdicts.round({"as-run mean": 0, "as-run SE": 0, "low": 0, "high": 0, "ratio as
                 "text mean": 0, "ratio text/published": 3})
 
 # %%
-fig, axes = plt.subplots(1, 5, figsize=(24, 4.6))
+fig, axes = panel_grid(5, panel_size=(4.6, 3.8))
 for ax, figure in zip(axes, ("fig1a", "fig1b", "fig1c", "fig2a", "fig2b")):
     rows = verdicts[verdicts["figure"] == figure]
     for index, (series, part) in enumerate(rows.groupby("algorithm", sort=False)):
@@ -139,8 +139,10 @@ for ax, figure in zip(axes, ("fig1a", "fig1b", "fig1c", "fig2a", "fig2b")):
     ax.set_xlabel({"fig1a": "1/Δ as plotted by the authors", "fig1b": "$H_{id}$ (typed means)",
                    "fig1c": "$H_{id}$ (typed means)"}.get(figure, "1/(0.5 − x)"))
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=6)
-axes[0].set_ylabel("samples (published; as run: mean, 95% CI; text: mean)")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)
+for ax in (axes[0], axes[3]):
+    ax.set_ylabel("samples")
+fig.suptitle("Published points (open circles), as-run means with 95% CI (dots), the text's rule (dotted)")
 fig.tight_layout()
 savefig(fig, "published_figures", data=verdicts)
 plt.show()
@@ -170,7 +172,7 @@ stairs = staircase(n_runs=staircase_runs, n_runs_fig1a=staircase_runs_fig1a, bud
 stairs.round({"mean samples": 0, "SE": 0, "x previous": 3})
 
 # %%
-fig, axes = plt.subplots(1, 3, figsize=(18, 4.8), sharey=False)
+fig, axes = panel_grid(3, panel_size=(4.4, 3.8))
 for ax, point in zip(axes, STAIRCASE_POINTS):
     for name in STAIRCASE_STEPS:
         part = stairs[(stairs["point"] == point) & (stairs["algorithm"] == name)]
@@ -182,11 +184,12 @@ for ax, point in zip(axes, STAIRCASE_POINTS):
         ax.plot(unfinished["step"], unfinished["mean samples"], "kx", markersize=10)
     ax.set_yscale("log")
     ax.set_title(point)
-    ax.set_xlabel("step: 0 text on table instance, 1 typed instance, then one switch each")
+    ax.set_xlabel("step")
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
 axes[0].set_ylabel("mean samples (x: runs hit the budget)")
-fig.tight_layout()
+legend_below(fig)
+fig.text(0.5, -0.08, "step 0: the text's rule on the table instance; 1: the typed instance; then one switch each",
+         ha="center", fontsize=9)
 savefig(fig, "published_staircase", data=stairs)
 plt.show()
 
@@ -206,7 +209,7 @@ counter = counterfactual(n_runs=staircase_runs, n_runs_fig1a=staircase_runs_fig1
 counter.round(3)
 
 # %%
-fig, axes = plt.subplots(1, 3, figsize=(16, 4.2))
+fig, axes = panel_grid(3, panel_size=(4.4, 3.6))
 for ax, point in zip(axes, STAIRCASE_POINTS):
     part = counter[counter["point"] == point]
     positions = np.arange(len(part))
@@ -217,9 +220,8 @@ for ax, point in zip(axes, STAIRCASE_POINTS):
     ax.set_yscale("log")
     ax.set_title(point)
     ax.grid(True, axis="y", which="both", alpha=0.3)
-    ax.legend(fontsize=8)
 axes[0].set_ylabel("mean samples")
-fig.tight_layout()
+legend_below(fig)
 savefig(fig, "published_counterfactual", data=counter)
 plt.show()
 
