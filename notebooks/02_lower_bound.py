@@ -15,7 +15,7 @@
 # ---
 
 # %% [markdown]
-# # 2. Lower bounds: Theorem 1 and the characteristic time $T^\star(\mu)$
+# # 2. Lower bounds: Theorem 1 and the characteristic time T*(μ)
 #
 # How many samples must *any* $\delta$-correct algorithm draw? Section III of the
 # paper answers with Theorem 1,

@@ -71,7 +71,7 @@ snapshot_rounds = [20, 200, 2000]
 # %%
 import inspect
 
-print(inspect.getsource(gbai.paper.css_lucb.css_lucb))
+print(inspect.getsource(gbai.paper.css_lucb))
 print(inspect.getsource(gbai.paper.bounds.confidence_sets))
 
 # %% [markdown]

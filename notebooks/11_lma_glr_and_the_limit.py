@@ -15,7 +15,7 @@
 # ---
 
 # %% [markdown]
-# # 11. LMA-GLR and the limit: tracking $w^\star$, stopping on the GLR
+# # 11. LMA-GLR and the limit: tracking w*, stopping on the GLR
 #
 # The paper bounds the samples of any $\delta$-correct algorithm from below with its
 # hardness index (Theorem 1); notebook 2 computed the exact limit instead, the
