@@ -127,6 +127,11 @@ savefig(fig, "setup_table1", data=table.reset_index())
 plt.show()
 
 # %% [markdown]
+# **Figure.** The instance of Table I: arm means (bars; hatched when infeasible,
+# outlined for the answer), attribute means (dots) and the threshold 0.3 (dashed
+# line).
+
+# %% [markdown]
 # The paper's experiments (Tables III and IV) are named families with one free
 # entry $x$. Here is each of them at one value of its grid.
 
@@ -144,6 +149,11 @@ overview = pd.DataFrame(rows)
 savefig(fig, "setup_paper_instances", data=overview.astype(str))
 plt.show()
 overview
+
+# %% [markdown]
+# **Figure.** One instance of each experiment of the paper, drawn as in the figure
+# above: experiments 1 to 3 at one value of $x$, and the varying-$N$ and varying-$M$
+# tables at one size.
 
 # %% [markdown]
 # Experiment 3 is worth a second look: arm 2 has the largest mean of all but is

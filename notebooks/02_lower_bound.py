@@ -151,6 +151,12 @@ savefig(fig, "lower_bounds_comparison", data=bounds)
 plt.show()
 
 # %% [markdown]
+# **Figure.** Two lower bounds on every paper instance at the same $\delta$: Theorem
+# 1's $\ln(1/2.4\delta)\,C\,H_{id}$ against the limit
+# $T^\star(\mu)\,\mathrm{kl}(\delta, 1-\delta)$; points below the dotted diagonal are
+# instances where Theorem 1 is the weaker bound.
+
+# %% [markdown]
 # **Reading the comparison.** On most instances Theorem 1 is one to two orders of
 # magnitude below $T^\star\mathrm{kl}$: it is a valid but loose bound, as the
 # reverse-Pinsker steps of its proof suggest. Two groups of instances stand out:
@@ -188,6 +194,11 @@ for ax, (name, x, size) in zip(axes.ravel(), shown):
 fig.tight_layout()
 savefig(fig, "w_star_heatmaps", data=pd.DataFrame(allocations))
 plt.show()
+
+# %% [markdown]
+# **Figure.** The optimal allocation $w^\star$ of the characteristic time on one
+# instance of each experiment: the share of samples each arm-attribute pair (rows:
+# arms, columns: attributes) receives.
 
 # %% [markdown]
 # **What the allocations say.**

@@ -140,6 +140,11 @@ savefig(fig, "css_lucb_intervals", data=intervals)
 plt.show()
 
 # %% [markdown]
+# **Figure.** CSS-LUCB's confidence intervals on Table I at a few rounds and at
+# stopping: attribute intervals (thin), arm-mean intervals (thick), with the arms it
+# compares marked.
+
+# %% [markdown]
 # ## How the sets evolve
 #
 # Each band is one arm over the rounds (log scale): light when the arm is in
@@ -152,6 +157,11 @@ savefig(fig, "css_lucb_sets", data=trace.astype({column: str for column in
                                                   ["feasible_set", "perfectly_feasible_set", "potential_set",
                                                    "pulled_arms"]}))
 plt.show()
+
+# %% [markdown]
+# **Figure.** How CSS-LUCB's sets evolve on Table I: for each arm, membership of the
+# feasible set, of the certified set and of the potential set over the rounds (log
+# scale), with the rounds it was sampled.
 
 # %% [markdown]
 # Reading the picture:

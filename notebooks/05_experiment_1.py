@@ -63,6 +63,12 @@ runs, summary, comparison = replication.runs, replication.summary, replication.c
 plt.show()
 summary.round(3)
 
+# %% [markdown]
+# **Figure.** Figure 1a of the paper rerun: mean samples to stop of the three
+# algorithms against $H_{id}$ with 95% intervals and the limit (left), and the samples
+# each baseline needs above CSS-LUCB on the same runs, in percent, with paired 95%
+# intervals (right).
+
 # %%
 comparison.round(3)
 

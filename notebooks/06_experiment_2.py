@@ -79,6 +79,13 @@ runs, summary, comparison = replication.runs, replication.summary, replication.c
 plt.show()
 summary.round(3)
 
+# %% [markdown]
+# **Figure.** Figure 1b of the paper rerun, against $H_{id}$ (left column) and against
+# the hardness index with the best feasible runner-up (right column). Top: mean
+# samples with 95% intervals and the limit; the three curves lie on top of each other.
+# Bottom: samples of each baseline above CSS-LUCB on the same runs, in percent, with
+# paired 95% intervals, which separates them.
+
 # %%
 comparison.round(3)
 

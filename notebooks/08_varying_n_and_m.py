@@ -64,6 +64,11 @@ savefig(fig, "fig2_varying_n_m", data=summary[columns])
 plt.show()
 
 # %% [markdown]
+# **Figure.** Figure 2 of the paper rerun: CSS-LUCB's mean samples against $x$ for
+# three numbers of arms (left) and three numbers of attributes (right), each with its
+# limit (dotted).
+
+# %% [markdown]
 # ## Does the sample complexity grow with N and with M?
 
 # %%

@@ -147,6 +147,11 @@ fig.tight_layout()
 savefig(fig, "published_figures", data=verdicts)
 plt.show()
 
+# %% [markdown]
+# **Figure.** The five published panels, point by point: the values read off the paper
+# (open circles), the authors' code as run (dots, 95% intervals) and the rule of the
+# text (dotted line), one colour per algorithm.
+
 # %%
 tally = verdicts.groupby(["figure", "verdict"]).size().unstack(fill_value=0)
 print(tally.to_string())
@@ -194,6 +199,11 @@ savefig(fig, "published_staircase", data=stairs)
 plt.show()
 
 # %% [markdown]
+# **Figure.** The deviation staircase on one instance per experiment: mean samples of
+# each algorithm as it moves from the text's rule on the table instance to the as-run
+# variant, one switch per step; a cross marks a step whose runs hit the sample budget.
+
+# %% [markdown]
 # ## The counterfactual: one radius and one $\delta$ for all three
 #
 # The authors' baselines use a wider radius than their CSS-LUCB (the Action
@@ -224,6 +234,10 @@ axes[0].set_ylabel("mean samples")
 legend_below(fig)
 savefig(fig, "published_counterfactual", data=counter)
 plt.show()
+
+# %% [markdown]
+# **Figure.** The counterfactual: mean samples of the three algorithms as run, and
+# with one shared radius and one $\delta$ for all three, on the staircase's instances.
 
 # %%
 for point in STAIRCASE_POINTS:

@@ -298,6 +298,11 @@ savefig(fig, "beyond_css_lucb_plus", data=summary[columns])
 plt.show()
 
 # %% [markdown]
+# **Figure.** CSS-LUCB and CSS-LUCB+ against the limit on every paper experiment: mean
+# samples with 95% intervals per value of $x$ (varying tables: per instance, placed at
+# its limit), and the limit for the Beta rewards (dotted).
+
+# %% [markdown]
 # The ratio to CSS-LUCB, instance by instance (the same seeds for both algorithms),
 # and the ratio of each to the limit:
 
@@ -374,6 +379,10 @@ ax.legend(fontsize=9, ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.16), f
 ax.grid(True, axis="y", which="both", alpha=0.3)
 savefig(fig, "beyond_ablation", data=gain.reset_index())
 plt.show()
+
+# %% [markdown]
+# **Figure.** The gain of each of CSS-LUCB+'s switches alone and of all together:
+# CSS-LUCB's mean samples divided by the variant's, per instance (log scale).
 
 # %% [markdown]
 # **Reading the ablation.** Each switch alone buys a factor that depends on what

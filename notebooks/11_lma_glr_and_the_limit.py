@@ -228,6 +228,10 @@ columns = ["instance", "experiment", "x", "size", "algorithm", "mean_samples", "
 savefig(fig, "beyond_lma_glr", data=summary[columns])
 plt.show()
 
+# %% [markdown]
+# **Figure.** CSS-LUCB, CSS-LUCB+ and LMA-GLR against the limit on every paper
+# experiment, drawn as the CSS-LUCB+ figure of notebook 10.
+
 # %%
 wide = summary.pivot_table(index=["experiment", "instance"], columns="algorithm",
                            values=["mean_samples", "ratio_to_T_star_kl"], sort=False)
@@ -341,6 +345,11 @@ fig.legend(handles=instance_handles, loc="lower right", bbox_to_anchor=(0.98, 0.
            frameon=False)
 savefig(fig, "beyond_asymptotics", data=asymptotics)
 plt.show()
+
+# %% [markdown]
+# **Figure.** Mean samples divided by the limit $T^\star\mathrm{kl}(\delta, 1-\delta)$
+# as $\delta$ falls, for Bernoulli (left) and Beta (right) rewards: colours for the
+# algorithms, line styles for the instances; the dotted line is the limit itself.
 
 # %% [markdown]
 # **What we measured.** For LMA-GLR the ratio falls steadily as $\delta$ shrinks,
