@@ -429,4 +429,4 @@ def replicate_experiment(name: str, figure: str, *, n_runs: int, delta: float, s
     columns = ["x", *dict.fromkeys(x), "algorithm", "mean_samples", "ci95_low", "ci95_high", "T_star_kl",
                "ratio_to_T_star_kl", "error_rate", "unstopped"]
     savefig(fig, figure, data=summary[columns])
-    return Replication(runs, summary[columns], comparison, holds), fig
+    return Replication(runs, summary[columns + ["runs", "unstopped_runs"]], comparison, holds), fig
