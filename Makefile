@@ -93,7 +93,7 @@ lab: $(STAMP)
 
 course-lab: $(STAMP)
 	@test -f $(COURSE)/nbgrader_config.py || { echo "no course in $(COURSE): run make assignments first"; exit 1; }
-	cd $(COURSE) && $(CURDIR)/$(LAB_COMMAND) --ServerApp.root_dir="$(CURDIR)/$(COURSE)"
+	cd $(COURSE) && PATH="$(CURDIR)/$(BIN):$$PATH" $(CURDIR)/$(LAB_COMMAND) --ServerApp.root_dir="$(CURDIR)/$(COURSE)"
 
 book: $(STAMP)
 	$(BIN)/python notebooks/_tools/pipeline.py book --output build/book
