@@ -27,6 +27,7 @@ __all__ = [
     "plot_paired_difference",
     "plot_sample_complexity",
     "plot_set_evolution",
+    "readable_number",
     "replicate_experiment",
     "savefig",
 ]
@@ -82,6 +83,27 @@ def savefig(fig, name: str, data: pd.DataFrame | None = None, directory: str | P
         paths.append(folder / f"{name}.csv")
         data.to_csv(paths[-1], index=False, float_format="%.10g")
     return paths
+
+
+def readable_number(value: float) -> str:
+    """A float as a table should show it: thousands separated, four significant digits.
+
+    ``2859987.0`` -> ``"2,859,987"``, ``1.23456`` -> ``"1.235"``, ``0.31`` -> ``"0.31"``,
+    ``1e-10`` -> ``"1e-10"``. The notebooks pass it to pandas as
+    ``pd.set_option("display.float_format", readable_number)``.
+    """
+    value = float(value)
+    if np.isnan(value):
+        return "NaN"
+    if np.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    if value == 0:
+        return "0"
+    if abs(value) >= 1000:
+        return f"{value:,.0f}"
+    if abs(value) >= 1e-4:
+        return f"{value:.4g}"
+    return f"{value:.2g}"
 
 
 def panel_grid(n_panels: int, ncols: int = 3, panel_size: tuple[float, float] = (4.2, 3.4), **kwargs):

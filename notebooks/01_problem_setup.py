@@ -49,7 +49,9 @@ import numpy as np
 import pandas as pd
 
 import gbai
-from gbai.plotting import legend_below, panel_grid, plot_instance, savefig
+from gbai.plotting import legend_below, panel_grid, plot_instance, readable_number, savefig
+
+pd.set_option("display.float_format", readable_number)  # tables show 2,859,987 and 1e-10
 
 # %% [markdown]
 # ## The illustrative example (Table I)

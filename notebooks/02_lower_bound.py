@@ -57,7 +57,9 @@ import numpy as np
 import pandas as pd
 
 import gbai
-from gbai.plotting import plot_allocation, savefig
+from gbai.plotting import plot_allocation, readable_number, savefig
+
+pd.set_option("display.float_format", readable_number)  # tables show 2,859,987 and 1e-10
 
 # %% [markdown]
 # ## Table I, by hand and by machine

@@ -52,7 +52,9 @@ import numpy as np
 import pandas as pd
 
 import gbai
-from gbai.plotting import panel_grid, plot_confidence_intervals, plot_set_evolution, savefig
+from gbai.plotting import panel_grid, plot_confidence_intervals, plot_set_evolution, readable_number, savefig
+
+pd.set_option("display.float_format", readable_number)  # tables show 2,859,987 and 1e-10
 
 instance = gbai.table1_example()
 snapshot_rounds = [20, 200, 2000]

@@ -44,7 +44,9 @@ import numpy as np
 import pandas as pd
 
 import gbai
-from gbai.plotting import legend_below, savefig
+from gbai.plotting import legend_below, readable_number, savefig
+
+pd.set_option("display.float_format", readable_number)  # tables show 2,859,987 and 1e-10
 
 PROOF_CONSTANT = 159  # the appendix: termination by round 159 H ln(H/delta)
 

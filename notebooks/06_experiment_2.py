@@ -38,7 +38,9 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 import gbai
-from gbai.plotting import replicate_experiment
+from gbai.plotting import readable_number, replicate_experiment
+
+pd.set_option("display.float_format", readable_number)  # tables show 2,859,987 and 1e-10
 
 name = "exp2"
 experiment = gbai.EXPERIMENTS[name]

@@ -38,7 +38,9 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 import gbai
-from gbai.plotting import plot_sample_complexity, savefig
+from gbai.plotting import plot_sample_complexity, readable_number, savefig
+
+pd.set_option("display.float_format", readable_number)  # tables show 2,859,987 and 1e-10
 
 # %%
 results = {}

@@ -55,7 +55,9 @@ import pandas as pd
 from scipy import stats
 
 import gbai
-from gbai.plotting import plot_sample_complexity, savefig
+from gbai.plotting import plot_sample_complexity, readable_number, savefig
+
+pd.set_option("display.float_format", readable_number)  # tables show 2,859,987 and 1e-10
 
 EXPERIMENTS = ["exp1", "exp2", "exp3", "vary-n", "vary-m"]
 TITLES = {"exp1": "Experiment 1", "exp2": "Experiment 2", "exp3": "Experiment 3", "vary-n": "Varying N (Table IV)",
