@@ -106,7 +106,7 @@ def readable_number(value: float) -> str:
     return f"{value:.2g}"
 
 
-def panel_grid(n_panels: int, ncols: int = 3, panel_size: tuple[float, float] = (4.2, 3.4), **kwargs):
+def panel_grid(n_panels: int, ncols: int = 3, panel_size: tuple[float, float] = (4.0, 3.5), **kwargs):
     """A figure of ``n_panels`` axes, at most ``ncols`` in a row: returns ``(fig, axes)``, ``axes`` a flat list.
 
     Panels beyond ``ncols`` wrap into further rows, so a figure stays narrow enough

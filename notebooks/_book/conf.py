@@ -34,8 +34,8 @@ bibtex_default_style = "plain"
 bibtex_reference_style = "author_year"
 
 html_theme = "sphinx_book_theme"
-html_theme_options = {"show_toc_level": 2, "home_page_in_toc": True}
-# One search box: the button in the header (the sidebar's field is left out).
+# One search box: the button of the article header (no search field in the top bar or the sidebar).
+html_theme_options = {"show_toc_level": 2, "home_page_in_toc": True, "navbar_persistent": []}
 html_sidebars = {"**": ["navbar-logo.html", "sbt-sidebar-nav.html"]}
 html_static_path = ["_static", "_mathjax"]  # MathJax lives outside _static: only its entry script is loaded
 html_css_files = ["gbai.css"]

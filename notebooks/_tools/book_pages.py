@@ -151,8 +151,20 @@ def _captions(cells: list, stem: str) -> list:
         if match and shows_image and "mystnb" not in figure.metadata:
             count += 1
             caption = cell.source[match.end():].strip()
+            # MyST-NB captions every output of the cell: outputs after the last image
+            # (a table the cell also shows) move to a cell of their own, without source.
+            outputs = list(figure.outputs)
+            last = max(index for index, output in enumerate(outputs) if "image/png" in output.get("data", {}))
+            figure.outputs = outputs[:last + 1]
             figure.metadata["mystnb"] = {"figure": {"caption": caption, "name": f"fig-{stem[:2]}-{count}"},
                                          "image": {"alt": plain_text(caption)}}
+            if outputs[last + 1:]:
+                import nbformat
+
+                rest = nbformat.v4.new_code_cell("", metadata={"tags": ["remove-input"]})
+                rest.outputs = outputs[last + 1:]
+                position = next(index for index, kept in enumerate(result) if kept is figure)
+                result.insert(position + 1, rest)
             continue
         result.append(cell)
     return result
