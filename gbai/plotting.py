@@ -106,7 +106,7 @@ def readable_number(value: float) -> str:
     return f"{value:.2g}"
 
 
-def panel_grid(n_panels: int, ncols: int = 3, panel_size: tuple[float, float] = (4.0, 3.5), **kwargs):
+def panel_grid(n_panels: int, ncols: int = 3, panel_size: tuple[float, float] = (3.4, 3.0), **kwargs):
     """A figure of ``n_panels`` axes, at most ``ncols`` in a row: returns ``(fig, axes)``, ``axes`` a flat list.
 
     Panels beyond ``ncols`` wrap into further rows, so a figure stays narrow enough
@@ -435,10 +435,10 @@ def replicate_experiment(name: str, figure: str, *, n_runs: int, delta: float, s
     comparison = paired_comparison(runs, "css-lucb", ["ae", "feasibility-then-bai"])
     holds = comparison.groupby("instance", sort=False)["verdict"].apply(lambda v: (v == "fewer").all())
     if len(x) == 1:
-        fig, grid = plt.subplots(1, 2, figsize=(10.0, 4.0), squeeze=False)
+        fig, grid = plt.subplots(1, 2, figsize=(8.4, 3.5), squeeze=False)
         pairs = [(grid[0, 0], grid[0, 1], x[0])]
     else:
-        fig, grid = plt.subplots(2, len(x), figsize=(5.0 * len(x), 7.4), squeeze=False, sharex="col")
+        fig, grid = plt.subplots(2, len(x), figsize=(4.2 * len(x), 6.4), squeeze=False, sharex="col")
         pairs = [(grid[0, k], grid[1, k], column) for k, column in enumerate(x)]
     for top, bottom, column in pairs:
         plot_sample_complexity(summary, x=column, reference="T_star_kl", ax=top)

@@ -139,7 +139,7 @@ plt.show()
 
 # %%
 shown = [("exp1", 0.31, None), ("exp2", 0.6, None), ("exp3", 0.3, None), ("vary-n", 0.42, 6), ("vary-m", 0.42, 4)]
-fig, axes = panel_grid(len(shown), panel_size=(4.2, 3.4))
+fig, axes = panel_grid(len(shown), panel_size=(3.6, 3.0))
 rows = []
 for ax, (name, x, size) in zip(axes, shown):
     instance = gbai.paper_instance(name, x, size)

@@ -117,7 +117,7 @@ trace.iloc[[0, 1, 2, -3, -2, -1]]
 # %%
 final_round = trace["t"].iloc[-1]
 shown = [t for t in snapshot_rounds if t in kept] + [final_round]
-fig, axes = panel_grid(len(shown), panel_size=(4.0, 3.6), sharey=True)
+fig, axes = panel_grid(len(shown), panel_size=(3.2, 3.0), sharey=True)
 for ax, t in zip(axes, shown):
     label = f"round t = {t}" + (" (stop)" if t == final_round else "")
     plot_confidence_intervals(kept[t].state, ax=ax, title=label)
