@@ -449,7 +449,7 @@ def test_titles_are_plain_text_and_there_is_one_search_box(book):
         title = re.search(r"<title>(.*?)</title>", html, re.DOTALL).group(1)
         assert "\\(" not in title and "$" not in title, f"{page.name}: LaTeX in the title {title!r}"
         if page.name != "search.html":
-            assert html.count("search-button__button") == 1, f"{page.name}: not exactly one search control"
+            assert html.count("search-button-field") == 1, f"{page.name}: not exactly one search field"
     index = (book / "index.html").read_text()
     assert index.count("constrained best arm identification in grouped bandits</h1>") <= 1
 

@@ -34,9 +34,9 @@ bibtex_default_style = "plain"
 bibtex_reference_style = "author_year"
 
 html_theme = "sphinx_book_theme"
-# One search box: the button of the article header (no search field in the top bar or the sidebar).
+# One search box: the field at the top of the sidebar (none in the top bar).
 html_theme_options = {"show_toc_level": 2, "home_page_in_toc": True, "navbar_persistent": []}
-html_sidebars = {"**": ["navbar-logo.html", "sbt-sidebar-nav.html"]}
+html_sidebars = {"**": ["navbar-logo.html", "search-button-field.html", "sbt-sidebar-nav.html"]}
 html_static_path = ["_static", "_mathjax"]  # MathJax lives outside _static: only its entry script is loaded
 html_css_files = ["gbai.css"]
 html_last_updated_fmt = None
