@@ -89,10 +89,12 @@ print("best feasible arm i*:", example.best_arm)
 #
 # The hardness index adds one term per arm:
 #
-# $$H_{id} = \frac{1}{\min(\Delta_{i^\star}/2, \Delta^{attr}_{i^\star})^2}
-#   + \sum_{i \in F \cap S} \frac{1}{(\Delta_i/2)^2}
-#   + \sum_{i \in F^c \cap R} \frac{1}{(\Delta_i^{attr})^2}
-#   + \sum_{i \in F^c \cap S} \frac{1}{\max(\Delta_i/2, \Delta_i^{attr})^2}.$$
+# $$\begin{aligned}
+# H_{id} = {} & \frac{1}{\min(\Delta_{i^\star}/2, \Delta^{attr}_{i^\star})^2}
+#   + \sum_{i \in F \cap S} \frac{1}{(\Delta_i/2)^2} \\
+#   & + \sum_{i \in F^c \cap R} \frac{1}{(\Delta_i^{attr})^2}
+#   + \sum_{i \in F^c \cap S} \frac{1}{\max(\Delta_i/2, \Delta_i^{attr})^2}.
+# \end{aligned}$$
 #
 # The best arm must be shown feasible *and* better than the runner-up; a feasible
 # sub-optimal arm must be shown worse; a risky arm must be shown infeasible; an
