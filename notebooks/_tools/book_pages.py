@@ -38,17 +38,18 @@ CITATIONS = [
     (r"Shafer", "2021", "shafer2021testing"),
 ]
 
-#: Items of the paper and the notebook (number) that works each through.
+#: Items of the paper and the notebook (number) that works each through (a theorem right
+#: after a cited year belongs to the cited work).
 PAPER_ITEMS = [
     (r"\b[Ee]q(?:uation)?\.?\s*\(1\)", 1),
     (r"\bTable\s+I\b(?!I|V)", 1),
-    (r"\bTheorem\s+1\b", 2),
+    (r"(?<!\d{4}, )\bTheorem\s+1\b", 2),  # not "Howard et al. 2021, Theorem 1"
     (r"\bAlgorithm\s+1\b", 3),
-    (r"\bTheorem\s+2\b", 4),
-    (r"\bFigure\s+1\s*\(?a\)?(?![\w(])", 5),
-    (r"\bFigure\s+1\s*\(?b\)?(?![\w(])", 6),
-    (r"\bFigure\s+1\s*\(?c\)?(?![\w(])", 7),
-    (r"\bFigure\s+2\s*\(?[ab]?\)?(?![\w(])", 8),
+    (r"(?<!\d{4}, )\bTheorem\s+2\b", 4),
+    (r"\bFigure\s+1(?:\s*\(a\)|a)(?!\w)", 5),
+    (r"\bFigure\s+1(?:\s*\(b\)|b)(?!\w)", 6),
+    (r"\bFigure\s+1(?:\s*\(c\)|c)(?!\w)", 7),
+    (r"\bFigure\s+2(?:\s*\([ab]\)|[ab])?(?![\w(])", 8),
 ]
 
 _MARKER = re.compile(r"^[ \t]*### (?:BEGIN|END) (?:SOLUTION|HIDDEN TESTS)[ \t]*\n?", re.MULTILINE)
