@@ -36,6 +36,10 @@ CITATIONS = [
     (r"Waudby-Smith\s+and\s+Ramdas", "2024", "waudbysmith2024betting"),
     (r"Jourdan\s+et\s+al\.", "2022", "jourdan2022toptwo"),
     (r"Shafer", "2021", "shafer2021testing"),
+    (r"Honda\s+(?:&|and)\s+Takemura", "2010", "honda2010asymptotically"),
+    (r"Agrawal,\s+Juneja\s+(?:&|and)\s+Glynn", "2020", "agrawal2020optimal"),
+    (r"Kalyanakrishnan\s+et\s+al\.", "2012", "kalyanakrishnan2012pac"),
+    (r"de\s+Rooij\s+et\s+al\.", "2014", "derooij2014follow"),
 ]
 
 #: Items of the paper and the notebook (number) that works each through (a theorem right
