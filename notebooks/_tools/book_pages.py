@@ -46,6 +46,7 @@ CITATIONS = [
 #: after a cited year belongs to the cited work).
 PAPER_ITEMS = [
     (r"\b[Ee]q(?:uation)?\.?\s*\(1\)", 1),
+    (r"(?<!\[)\b[Ee]qs?\.\s*\([2-4]\)", None),  # the paper's confidence radii: the paper itself
     (r"\bTable\s+I\b(?!I|V)", 1),
     (r"(?<!\d{4}, )\bTheorem\s+1\b", 2),  # not "Howard et al. 2021, Theorem 1"
     (r"\bAlgorithm\s+1\b", 3),
@@ -100,7 +101,7 @@ def _link_prose(text: str, stem: str, stems: dict[int, str]) -> str:
     def rewrite(part: str) -> str:
         part = _NOTEBOOK.sub(notebooks, part)
         for pattern, number in PAPER_ITEMS:
-            target = f"{stems[number]}.ipynb" if number != current and number in stems else PAPER_URL
+            target = f"{stems[number]}.ipynb" if number not in (None, current) and number in stems else PAPER_URL
             part = re.sub(pattern, lambda found: f"[{found.group(0)}]({target})", part)
         for authors, year, key in CITATIONS:
             part = re.sub(rf"({authors})(\s+\(?){year}\b", rf"\1\2{{cite:year}}`{key}`", part)
