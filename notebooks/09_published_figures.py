@@ -191,7 +191,7 @@ stairs = staircase(n_runs=staircase_runs, n_runs_fig1a=staircase_runs_fig1a, bud
 stairs.round({"mean samples": 0, "SE": 0, "x previous": 3})
 
 # %%
-fig, axes = panel_grid(3, panel_size=(3.4, 3.2))
+fig, axes = panel_grid(3, panel_size=(3.4, 3.5))
 for ax, point in zip(axes, STAIRCASE_POINTS):
     for name in STAIRCASE_STEPS:
         part = stairs[(stairs["point"] == point) & (stairs["algorithm"] == name)]
@@ -231,7 +231,7 @@ counter = counterfactual(n_runs=staircase_runs, n_runs_fig1a=staircase_runs_fig1
 counter.round(3)
 
 # %%
-fig, axes = panel_grid(3, panel_size=(3.4, 3.0))
+fig, axes = panel_grid(3, panel_size=(3.4, 3.4))
 for ax, point in zip(axes, STAIRCASE_POINTS):
     part = counter[counter["point"] == point]
     positions = np.arange(len(part))
