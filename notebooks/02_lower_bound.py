@@ -177,7 +177,7 @@ print(f"largest C H_id / T* with the feasible runner-up: {bounds['same, feasible
 bounds[bounds["C H_id / T*"] > 1][["instance", "H_id", "C", "T*", "C H_id / T*", "same, feasible runner-up"]].round(3)
 
 # %% [markdown]
-# ## Where the optimal effort goes: $w^\star$
+# ## Where the optimal effort goes: w*
 #
 # One heat map per experiment (rows: arms, columns: attributes).
 

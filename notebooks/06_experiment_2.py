@@ -48,7 +48,7 @@ print(experiment.title, f"({experiment.source}), threshold {experiment.threshold
 pd.DataFrame(experiment.instance(experiment.x_grid[0]).means).rename_axis(index="arm", columns="attribute")
 
 # %% [markdown]
-# ## A remark on $H_{id}$ in this experiment
+# ## A remark on H_id in this experiment
 #
 # Section V takes the runner-up $i^{\star\star}$ over the whole sub-optimal set
 # $S$, infeasible arms included (reading note 9). Here that is arm 3, whose mean

@@ -216,7 +216,7 @@ plt.show()
 # variant, one switch per step; a cross marks a step whose runs hit the sample budget.
 
 # %% [markdown]
-# ## The counterfactual: one radius and one $\delta$ for all three
+# ## The counterfactual: one radius and one δ for all three
 #
 # The authors' baselines use a wider radius than their CSS-LUCB (the Action
 # Elimination radius $\sqrt{2\ln(2N(\pi^2/6)T^2/\delta)/T}$, with $\delta = 0.2$).

@@ -265,7 +265,7 @@ for instance in [gbai.paper_instance("exp1", 0.33), gbai.paper_instance("exp2", 
 # lagging attributes) of whichever of $i_t$ and $c_t$ has the wider mean interval
 # (both when they are equal).
 #
-# ## 3. Every paper experiment, at the paper's $\delta = 0.1$
+# ## 3. Every paper experiment, at the paper's δ = 0.1
 #
 # CSS-LUCB and CSS-LUCB+ on every instance of section 1, against the limit for
 # their Beta rewards. On the varying-N and varying-M tables the three sizes are

@@ -190,7 +190,7 @@ LIMIT_LABEL = "limit T*(μ)·kl(δ, 1−δ)\n(K_inf of the Beta rewards)"
 # the rule is designed to stop after about $T^\star(\mu)\ln(1/\delta)$ samples as
 # $\delta \to 0$. The sampling rule plays no part in the correctness argument above.
 #
-# ## 3. Every paper experiment, at the paper's $\delta = 0.1$
+# ## 3. Every paper experiment, at the paper's δ = 0.1
 #
 # LMA-GLR on every instance of experiments 1 to 3 and of the varying tables,
 # beside CSS-LUCB and CSS-LUCB+ (notebook 10, same seeds), against the limit for
@@ -288,7 +288,7 @@ rates.round(4)
 # As for every algorithm here, the guarantee covers the worst reward law on
 # $[0, 1]$, so the observed error rates sit far below $\delta$.
 #
-# ## 5. Asymptotics: the ratio to $T^\star\mathrm{kl}(\delta, 1-\delta)$ as $\delta \to 0$
+# ## 5. Asymptotics: the ratio to T*·kl(δ, 1−δ) as δ → 0
 #
 # An asymptotically optimal algorithm needs $T^\star\ln(1/\delta)(1 + o(1))$
 # samples: its ratio to $T^\star\mathrm{kl}(\delta, 1-\delta)$ must fall towards 1.

@@ -131,7 +131,7 @@ LIMIT_LABEL = "limit T*(μ)·kl(δ, 1−δ)\n(K_inf of the Beta rewards)"
 # $M$: to first order $\prod_j(1 + \lambda z_{jk}) \approx 1 + \lambda M D_k$. The
 # average form is the ablation `arm_test=average` (section 5).
 #
-# ## 2. The stopping rule, and why it is $\delta$-correct
+# ## 2. The stopping rule, and why it is δ-correct
 #
 # Let $a$ be the empirical answer of the pair means and $c = \ln((N + M - 1)/\delta)$.
 # Betting-GBAI stops and answers $a$ when every alternative is rejected, that is
@@ -195,7 +195,7 @@ LIMIT_LABEL = "limit T*(μ)·kl(δ, 1−δ)\n(K_inf of the Beta rewards)"
 # (section 5). As in notebooks 10 and 11, the sampling rule plays no part in the
 # correctness argument.
 #
-# ## 4. Every paper experiment, at the paper's $\delta = 0.1$
+# ## 4. Every paper experiment, at the paper's δ = 0.1
 #
 # Betting-GBAI on every instance of experiments 1 to 3 and of the varying tables,
 # beside CSS-LUCB and CSS-LUCB+ (notebook 10, same seeds), against the limit for
