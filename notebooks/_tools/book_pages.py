@@ -75,7 +75,7 @@ def plain_text(markdown: str) -> str:
     for latex, plain in replacements.items():
         text = text.replace(latex, plain)
     text = re.sub(r"\\(?:mathrm|text|mathbf|operatorname)\{([^}]*)\}", r"\1", text)
-    text = re.sub(r"[$\\{}]", "", text)
+    text = re.sub(r"[$\\{}^]", "", text)
     return re.sub(r"\s+", " ", text).strip()
 
 
