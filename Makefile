@@ -2,6 +2,7 @@
 #   make figures   regenerate every figure (runs the notebooks headless)
 #   make test      run the test suite, then validate the notebooks with nbval
 #   make lab       open the notebooks in JupyterLab
+#   make course-lab   JupyterLab with nbgrader's teacher tools on the course folder
 #   make book      render the executed notebooks as a static site in build/book/
 #   make assignments / autograde / feedback / export   the nbgrader course in build/assignments/
 SHELL := /bin/bash
@@ -29,13 +30,14 @@ export JUPYTER_PREFER_ENV_PATH := 1
 export GBAI_CACHE_DIR ?= $(CURDIR)/.cache/gbai
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: help install figures test test-package test-notebooks test-grading lab book assignments autograde \
+.PHONY: help install figures test test-package test-notebooks test-grading lab course-lab book assignments autograde \
 	feedback export paper benchmark clean
 
 help:
 	@echo "make figures      regenerate every figure (notebooks run headless, results cached in .cache/)"
 	@echo "make test         pytest + nbval on the notebooks executed with quick=True"
 	@echo "make lab          JupyterLab on the notebooks (LAB_PORT=$(LAB_PORT), LAB_ARGS=--no-browser ...)"
+	@echo "make course-lab   JupyterLab with nbgrader's teacher tools, in the course folder $(COURSE)/"
 	@echo "make book         static HTML site of the executed notebooks in build/book/"
 	@echo "make assignments  student versions + nbgrader course in $(COURSE)/ (ASSIGNMENT=01 for one)"
 	@echo "make autograde    grade $(COURSE)/submitted/<student>/<assignment>/ again -> grades.csv, grades-totals.csv"
@@ -82,10 +84,16 @@ test-grading: $(STAMP)
 	TQDM_DISABLE=1 GBAI_GRADING_NOTEBOOKS=all $(BIN)/python -m pytest -p no:cacheprovider tests/test_classroom.py \
 		-k "not book and not page and not landing"
 
-# From the repository root, so Jupytext finds its pairing configuration in pyproject.toml.
+# In notebooks/, where Jupytext finds its pairing (jupytext.toml); the reader's Lab leaves
+# nbgrader's teacher extensions out (notebooks/_tools/reader_lab), course-lab has them.
+LAB_COMMAND = $(BIN)/jupyter lab --ServerApp.port=$(LAB_PORT) $(ALLOW_ROOT) $(LAB_ARGS)
+
 lab: $(STAMP)
-	$(BIN)/jupyter lab --ServerApp.root_dir="$(CURDIR)" --ServerApp.port=$(LAB_PORT) $(ALLOW_ROOT) $(LAB_ARGS) \
-		--ServerApp.default_url=/lab/tree/notebooks
+	JUPYTER_CONFIG_PATH="$(CURDIR)/notebooks/_tools/reader_lab" $(LAB_COMMAND) --ServerApp.root_dir="$(CURDIR)/notebooks"
+
+course-lab: $(STAMP)
+	@test -f $(COURSE)/nbgrader_config.py || { echo "no course in $(COURSE): run make assignments first"; exit 1; }
+	cd $(COURSE) && PATH="$(CURDIR)/$(BIN):$$PATH" $(CURDIR)/$(LAB_COMMAND) --ServerApp.root_dir="$(CURDIR)/$(COURSE)"
 
 book: $(STAMP)
 	$(BIN)/python notebooks/_tools/pipeline.py book --output build/book

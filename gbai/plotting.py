@@ -19,11 +19,15 @@ __all__ = [
     "ALGORITHM_STYLES",
     "Replication",
     "figures_dir",
+    "legend_below",
+    "panel_grid",
     "plot_allocation",
     "plot_confidence_intervals",
     "plot_instance",
+    "plot_paired_difference",
     "plot_sample_complexity",
     "plot_set_evolution",
+    "readable_number",
     "replicate_experiment",
     "savefig",
 ]
@@ -81,6 +85,71 @@ def savefig(fig, name: str, data: pd.DataFrame | None = None, directory: str | P
     return paths
 
 
+def readable_number(value: float) -> str:
+    """A float as a table should show it: thousands separated, four significant digits.
+
+    ``2859987.0`` -> ``"2,859,987"``, ``1.23456`` -> ``"1.235"``, ``0.31`` -> ``"0.31"``,
+    ``1e-10`` -> ``"1e-10"``. The notebooks pass it to pandas as
+    ``pd.set_option("display.float_format", readable_number)``.
+    """
+    value = float(value)
+    if np.isnan(value):
+        return "NaN"
+    if np.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    if value == 0:
+        return "0"
+    if abs(value) >= 1000:
+        return f"{value:,.0f}"
+    if abs(value) >= 1e-4:
+        return f"{value:.4g}"
+    return f"{value:.2g}"
+
+
+def panel_grid(n_panels: int, ncols: int = 3, panel_size: tuple[float, float] = (3.4, 3.0), **kwargs):
+    """A figure of ``n_panels`` axes, at most ``ncols`` in a row: returns ``(fig, axes)``, ``axes`` a flat list.
+
+    Panels beyond ``ncols`` wrap into further rows, so a figure stays narrow enough
+    to be read at a text column's width; the unused cells of the last row are removed.
+    ``kwargs`` go to :func:`matplotlib.pyplot.subplots` (``sharey=True``, ...).
+    """
+    import matplotlib.pyplot as plt
+
+    if n_panels < 1:
+        raise ValueError(f"a figure needs at least one panel, got {n_panels}")
+    ncols = min(ncols, n_panels)
+    nrows = -(-n_panels // ncols)
+    fig, grid = plt.subplots(nrows, ncols, figsize=(panel_size[0] * ncols, panel_size[1] * nrows), squeeze=False,
+                             **kwargs)
+    axes = list(grid.flat)
+    for ax in axes[n_panels:]:
+        ax.remove()
+    return fig, axes[:n_panels]
+
+
+def legend_below(fig, axes=None, ncol: int | None = None, fontsize: float = 9, **kwargs):
+    """One legend for the whole figure, below its panels, outside the data.
+
+    Collects the labelled artists of ``axes`` (default: every axes of ``fig``), drops
+    duplicates and the panels' own legends, and lays the figure out first, so the
+    legend sits under the x labels. Returns the legend.
+    """
+    axes = list(fig.axes if axes is None else np.ravel(axes))
+    handles, labels = {}, []
+    for ax in axes:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            if label not in handles and not label.startswith("_"):
+                handles[label] = handle
+                labels.append(label)
+        if ax.get_legend() is not None:
+            ax.get_legend().remove()
+    fig.tight_layout()
+    if ncol is None:
+        ncol = min(len(labels), 3) or 1
+    return fig.legend([handles[label] for label in labels], labels, loc="upper center", bbox_to_anchor=(0.5, 0.0),
+                      ncol=ncol, fontsize=fontsize, frameon=False, **kwargs)
+
+
 def _axes(ax, figsize=(6.0, 4.0)):
     import matplotlib.pyplot as plt
 
@@ -117,7 +186,7 @@ def plot_instance(instance, ax=None, title: str | None = None):
     ax.set_ylim(0, 1.05)
     ax.set_ylabel("mean reward")
     ax.set_title(title if title is not None else (instance.label or "instance"))
-    ax.legend(loc="upper left", fontsize=8, frameon=False)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=3, fontsize=8, frameon=False)
     return fig, ax
 
 
@@ -183,7 +252,7 @@ def plot_sample_complexity(
     if title:
         ax.set_title(title)
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.15), ncol=2, frameon=False)
     return fig, ax
 
 
@@ -286,6 +355,38 @@ def plot_set_evolution(trace: pd.DataFrame, n_arms: int, ax=None, title: str | N
     return fig, ax
 
 
+def plot_paired_difference(comparison: pd.DataFrame, summary: pd.DataFrame, x: str = "H_id", ax=None,
+                           title: str | None = None):
+    """Extra samples of each baseline over the reference, in percent, with paired 95% intervals.
+
+    ``comparison`` is :func:`gbai.paired_comparison`'s table (reference minus other,
+    per instance); ``summary`` supplies the ``x`` value of each instance. A point at
+    +2% means the baseline needed 2% more samples than the reference on that
+    instance; an interval that crosses 0 leaves the order undecided. Curves that lie
+    on top of each other on a log axis of samples come apart here.
+    """
+    fig, ax = _axes(ax)
+    positions = summary.drop_duplicates("instance").set_index("instance")[x]
+    reference = next(column[len("mean "):] for column in comparison.columns
+                     if column.startswith("mean ") and column != "mean other")
+    for index, (other, rows) in enumerate(comparison.groupby("other", sort=False)):
+        rows = rows.assign(position=rows["instance"].map(positions)).sort_values("position")
+        scale = 100.0 / rows[f"mean {reference}"]
+        middle = -rows["difference"] * scale
+        error = np.vstack([middle - (-rows["ci95_high"] * scale), -rows["ci95_low"] * scale - middle])
+        style = _style(other, index)
+        ax.errorbar(rows["position"], middle, yerr=error, color=style["color"], marker=style["marker"],
+                    markersize=5, capsize=3, label=style["label"])
+    ax.axhline(0.0, color=_style(reference, 0)["color"], linewidth=1.5, label=_style(reference, 0)["label"])
+    ax.set_xlabel({"H_id": "hardness index $H_{id}$",
+                   "H_id_feasible_competitor": "hardness index, runner-up among feasible arms"}.get(x, x))
+    ax.set_ylabel(f"samples above {_style(reference, 0)['label']} (%)")
+    if title:
+        ax.set_title(title)
+    ax.grid(True, alpha=0.3)
+    return fig, ax
+
+
 @dataclass
 class Replication:
     """A Section VI experiment rerun with the paper's three algorithms (:func:`replicate_experiment`).
@@ -333,12 +434,21 @@ def replicate_experiment(name: str, figure: str, *, n_runs: int, delta: float, s
     runs, summary = sweep_experiment(name, PAPER_ALGORITHMS, n_runs=n_runs, delta=delta, seed=seed, workers=workers)
     comparison = paired_comparison(runs, "css-lucb", ["ae", "feasibility-then-bai"])
     holds = comparison.groupby("instance", sort=False)["verdict"].apply(lambda v: (v == "fewer").all())
-    fig, axes = plt.subplots(1, len(x), figsize=(6.0 * len(x), 4.2), squeeze=False)
-    for ax, column in zip(axes[0], x):
-        plot_sample_complexity(summary, x=column, reference="T_star_kl", ax=ax)
-    fig.suptitle(title)
-    fig.tight_layout()
+    if len(x) == 1:
+        fig, grid = plt.subplots(1, 2, figsize=(8.4, 3.5), squeeze=False)
+        pairs = [(grid[0, 0], grid[0, 1], x[0])]
+    else:
+        fig, grid = plt.subplots(2, len(x), figsize=(4.2 * len(x), 6.4), squeeze=False, sharex="col")
+        pairs = [(grid[0, k], grid[1, k], column) for k, column in enumerate(x)]
+    for top, bottom, column in pairs:
+        plot_sample_complexity(summary, x=column, reference="T_star_kl", ax=top)
+        plot_paired_difference(comparison, summary, x=column, ax=bottom)
+        if len(x) > 1:
+            top.set_xlabel("")
+    if title:
+        fig.suptitle(title)
+    legend_below(fig)
     columns = ["x", *dict.fromkeys(x), "algorithm", "mean_samples", "ci95_low", "ci95_high", "T_star_kl",
                "ratio_to_T_star_kl", "error_rate", "unstopped"]
     savefig(fig, figure, data=summary[columns])
-    return Replication(runs, summary[columns], comparison, holds), fig
+    return Replication(runs, summary[columns + ["runs", "unstopped_runs"]], comparison, holds), fig

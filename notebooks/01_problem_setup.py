@@ -49,7 +49,9 @@ import numpy as np
 import pandas as pd
 
 import gbai
-from gbai.plotting import plot_instance, savefig
+from gbai.plotting import legend_below, panel_grid, plot_instance, readable_number, savefig
+
+pd.set_option("display.float_format", readable_number)  # tables show 2,859,987 and 1e-10
 
 # %% [markdown]
 # ## The illustrative example (Table I)
@@ -87,10 +89,12 @@ print("best feasible arm i*:", example.best_arm)
 #
 # The hardness index adds one term per arm:
 #
-# $$H_{id} = \frac{1}{\min(\Delta_{i^\star}/2, \Delta^{attr}_{i^\star})^2}
-#   + \sum_{i \in F \cap S} \frac{1}{(\Delta_i/2)^2}
-#   + \sum_{i \in F^c \cap R} \frac{1}{(\Delta_i^{attr})^2}
-#   + \sum_{i \in F^c \cap S} \frac{1}{\max(\Delta_i/2, \Delta_i^{attr})^2}.$$
+# $$\begin{aligned}
+# H_{id} = {} & \frac{1}{\min(\Delta_{i^\star}/2, \Delta^{attr}_{i^\star})^2}
+#   + \sum_{i \in F \cap S} \frac{1}{(\Delta_i/2)^2} \\
+#   & + \sum_{i \in F^c \cap R} \frac{1}{(\Delta_i^{attr})^2}
+#   + \sum_{i \in F^c \cap S} \frac{1}{\max(\Delta_i/2, \Delta_i^{attr})^2}.
+# \end{aligned}$$
 #
 # The best arm must be shown feasible *and* better than the runner-up; a feasible
 # sub-optimal arm must be shown worse; a risky arm must be shown infeasible; an
@@ -127,25 +131,33 @@ savefig(fig, "setup_table1", data=table.reset_index())
 plt.show()
 
 # %% [markdown]
+# **Figure.** The instance of Table I: arm means (bars; hatched when infeasible,
+# outlined for the answer), attribute means (dots) and the threshold 0.3 (dashed
+# line).
+
+# %% [markdown]
 # The paper's experiments (Tables III and IV) are named families with one free
 # entry $x$. Here is each of them at one value of its grid.
 
 # %%
 shown = [("exp1", 0.31, None), ("exp2", 0.6, None), ("exp3", 0.3, None), ("vary-n", 0.42, 6), ("vary-m", 0.42, 4)]
-fig, axes = plt.subplots(1, len(shown), figsize=(4.2 * len(shown), 3.6), sharey=True)
+fig, axes = panel_grid(len(shown), panel_size=(3.6, 3.0))
 rows = []
 for ax, (name, x, size) in zip(axes, shown):
     instance = gbai.paper_instance(name, x, size)
     plot_instance(instance, ax=ax)
-    if ax is not axes[0]:
-        ax.get_legend().remove()
     rows.append({"instance": instance.label, "answer": instance.answer, "feasible set": instance.feasible_set,
                  "risky set": instance.risky_set, "H_id": round(instance.hardness_index(), 1)})
-fig.tight_layout()
+legend_below(fig)
 overview = pd.DataFrame(rows)
 savefig(fig, "setup_paper_instances", data=overview.astype(str))
 plt.show()
 overview
+
+# %% [markdown]
+# **Figure.** One instance of each experiment of the paper, drawn as in the figure
+# above: experiments 1 to 3 at one value of $x$, and the varying-$N$ and varying-$M$
+# tables at one size.
 
 # %% [markdown]
 # Experiment 3 is worth a second look: arm 2 has the largest mean of all but is

@@ -15,7 +15,7 @@
 # ---
 
 # %% [markdown]
-# # 2. Lower bounds: Theorem 1 and the characteristic time $T^\star(\mu)$
+# # 2. Lower bounds: Theorem 1 and the characteristic time T*(μ)
 #
 # How many samples must *any* $\delta$-correct algorithm draw? Section III of the
 # paper answers with Theorem 1,
@@ -57,7 +57,9 @@ import numpy as np
 import pandas as pd
 
 import gbai
-from gbai.plotting import plot_allocation, savefig
+from gbai.plotting import plot_allocation, readable_number, savefig
+
+pd.set_option("display.float_format", readable_number)  # tables show 2,859,987 and 1e-10
 
 # %% [markdown]
 # ## Table I, by hand and by machine
@@ -146,10 +148,16 @@ ax.set_yscale("log")
 ax.set_xlabel(r"$T^\star(\mu)\,\mathrm{kl}(\delta, 1-\delta)$")
 ax.set_ylabel(r"Theorem 1: $\ln(1/2.4\delta)\,C\,H_{id}$")
 ax.set_title(f"Two lower bounds on every paper instance (δ = {delta})")
-ax.legend(fontsize=8)
+ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.15), ncol=3, frameon=False)
 ax.grid(True, which="both", alpha=0.3)
 savefig(fig, "lower_bounds_comparison", data=bounds)
 plt.show()
+
+# %% [markdown]
+# **Figure.** Two lower bounds on every paper instance at the same $\delta$: Theorem
+# 1's $\ln(1/2.4\delta)\,C\,H_{id}$ against the limit
+# $T^\star(\mu)\,\mathrm{kl}(\delta, 1-\delta)$; points below the dotted diagonal are
+# instances where Theorem 1 is the weaker bound.
 
 # %% [markdown]
 # **Reading the comparison.** On most instances Theorem 1 is one to two orders of
@@ -170,7 +178,7 @@ print(f"largest C H_id / T* with the feasible runner-up: {bounds['same, feasible
 bounds[bounds["C H_id / T*"] > 1][["instance", "H_id", "C", "T*", "C H_id / T*", "same, feasible runner-up"]].round(3)
 
 # %% [markdown]
-# ## Where the optimal effort goes: $w^\star$
+# ## Where the optimal effort goes: w*
 #
 # One heat map per experiment (rows: arms, columns: attributes).
 
@@ -189,6 +197,11 @@ for ax, (name, x, size) in zip(axes.ravel(), shown):
 fig.tight_layout()
 savefig(fig, "w_star_heatmaps", data=pd.DataFrame(allocations))
 plt.show()
+
+# %% [markdown]
+# **Figure.** The optimal allocation $w^\star$ of the characteristic time on one
+# instance of each experiment: the share of samples each arm-attribute pair (rows:
+# arms, columns: attributes) receives.
 
 # %% [markdown]
 # **What the allocations say.**

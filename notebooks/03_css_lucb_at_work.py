@@ -52,7 +52,9 @@ import numpy as np
 import pandas as pd
 
 import gbai
-from gbai.plotting import plot_confidence_intervals, plot_set_evolution, savefig
+from gbai.plotting import panel_grid, plot_confidence_intervals, plot_set_evolution, readable_number, savefig
+
+pd.set_option("display.float_format", readable_number)  # tables show 2,859,987 and 1e-10
 
 instance = gbai.table1_example()
 snapshot_rounds = [20, 200, 2000]
@@ -115,7 +117,7 @@ trace.iloc[[0, 1, 2, -3, -2, -1]]
 # %%
 final_round = trace["t"].iloc[-1]
 shown = [t for t in snapshot_rounds if t in kept] + [final_round]
-fig, axes = plt.subplots(1, len(shown), figsize=(3.6 * len(shown), 3.6), sharey=True)
+fig, axes = panel_grid(len(shown), panel_size=(3.2, 3.0), sharey=True)
 for ax, t in zip(axes, shown):
     label = f"round t = {t}" + (" (stop)" if t == final_round else "")
     plot_confidence_intervals(kept[t].state, ax=ax, title=label)
@@ -140,6 +142,11 @@ savefig(fig, "css_lucb_intervals", data=intervals)
 plt.show()
 
 # %% [markdown]
+# **Figure.** CSS-LUCB's confidence intervals on Table I at a few rounds and at
+# stopping: attribute intervals (thin), arm-mean intervals (thick), with the arms it
+# compares marked.
+
+# %% [markdown]
 # ## How the sets evolve
 #
 # Each band is one arm over the rounds (log scale): light when the arm is in
@@ -152,6 +159,11 @@ savefig(fig, "css_lucb_sets", data=trace.astype({column: str for column in
                                                   ["feasible_set", "perfectly_feasible_set", "potential_set",
                                                    "pulled_arms"]}))
 plt.show()
+
+# %% [markdown]
+# **Figure.** How CSS-LUCB's sets evolve on Table I: for each arm, membership of the
+# feasible set, of the certified set and of the potential set over the rounds (log
+# scale), with the rounds it was sampled.
 
 # %% [markdown]
 # Reading the picture:

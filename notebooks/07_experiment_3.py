@@ -40,7 +40,9 @@ import numpy as np
 import pandas as pd
 
 import gbai
-from gbai.plotting import replicate_experiment
+from gbai.plotting import readable_number, replicate_experiment
+
+pd.set_option("display.float_format", readable_number)  # tables show 2,859,987 and 1e-10
 
 name = "exp3"
 experiment = gbai.EXPERIMENTS[name]
@@ -59,6 +61,11 @@ replication, fig = replicate_experiment(name, "fig1c_experiment3", n_runs=n_runs
 runs, summary, comparison = replication.runs, replication.summary, replication.comparison
 plt.show()
 summary.round(3)
+
+# %% [markdown]
+# **Figure.** Figure 1c of the paper rerun: mean samples to stop against $H_{id}$ with
+# 95% intervals and the limit (left), and the samples each baseline needs above
+# CSS-LUCB on the same runs, in percent, with paired 95% intervals (right).
 
 # %%
 comparison.round(3)

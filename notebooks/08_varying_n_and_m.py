@@ -38,7 +38,9 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 import gbai
-from gbai.plotting import plot_sample_complexity, savefig
+from gbai.plotting import plot_sample_complexity, readable_number, savefig
+
+pd.set_option("display.float_format", readable_number)  # tables show 2,859,987 and 1e-10
 
 # %%
 results = {}
@@ -53,7 +55,7 @@ summary = pd.concat([results[name][1] for name in results], ignore_index=True)
 summary[columns].round(3)
 
 # %%
-fig, axes = plt.subplots(1, 2, figsize=(12, 4.2))
+fig, axes = plt.subplots(1, 2, figsize=(11, 4.4))
 for ax, name, label, title in [(axes[0], "vary-n", "N = ", "(a) varying the number of arms, M = 2"),
                                (axes[1], "vary-m", "M = ", "(b) varying the number of attributes, N = 5")]:
     plot_sample_complexity(results[name][1], x="x", group="size", group_label=label, reference="T_star_kl",
@@ -62,6 +64,11 @@ for ax, name, label, title in [(axes[0], "vary-n", "N = ", "(a) varying the numb
 fig.tight_layout()
 savefig(fig, "fig2_varying_n_m", data=summary[columns])
 plt.show()
+
+# %% [markdown]
+# **Figure.** Figure 2 of the paper rerun: CSS-LUCB's mean samples against $x$ for
+# three numbers of arms (left) and three numbers of attributes (right), each with its
+# limit (dotted).
 
 # %% [markdown]
 # ## Does the sample complexity grow with N and with M?

@@ -60,7 +60,9 @@ import numpy as np
 import pandas as pd
 
 import gbai
-from gbai.plotting import ALGORITHM_STYLES, savefig
+from gbai.plotting import ALGORITHM_STYLES, legend_below, panel_grid, readable_number, savefig
+
+pd.set_option("display.float_format", readable_number)  # tables show 2,859,987 and 1e-10
 from gbai.asrun.published import (STAIRCASE_POINTS, STAIRCASE_STEPS, counterfactual, published_figures, published_runs,
                                   staircase, verdict_table)
 
@@ -121,29 +123,48 @@ verdicts.round({"as-run mean": 0, "as-run SE": 0, "low": 0, "high": 0, "ratio as
                 "text mean": 0, "ratio text/published": 3})
 
 # %%
-fig, axes = plt.subplots(1, 5, figsize=(24, 4.6))
+fig, axes = panel_grid(6, panel_size=(3.4, 3.0))
 for ax, figure in zip(axes, ("fig1a", "fig1b", "fig1c", "fig2a", "fig2b")):
     rows = verdicts[verdicts["figure"] == figure]
+    sizes = []
     for index, (series, part) in enumerate(rows.groupby("algorithm", sort=False)):
         part = part.sort_values("x_plotted")
         base = series.split(" ")[0]
         color = ALGORITHM_STYLES[base]["color"] if " " not in series else f"C{index}"
         ax.plot(part["x_plotted"], part["published"], color=color, marker="o", markerfacecolor="none",
-                linestyle="none", markersize=9, label=f"{series}: published")
+                linestyle="none", markersize=7)
         half = 1.96 * part["as-run SE"]
-        ax.errorbar(part["x_plotted"], part["as-run mean"], yerr=half, color=color, marker=".", capsize=3,
-                    label=f"{series}: as run")
-        ax.plot(part["x_plotted"], part["text mean"], color=color, linestyle=":", label=f"{series}: text")
+        ax.errorbar(part["x_plotted"], part["as-run mean"], yerr=half, color=color, marker=".", capsize=2)
+        ax.plot(part["x_plotted"], part["text mean"], color=color, linestyle=":")
+        if " " in series:  # Figure 2: one CSS-LUCB series per number of arms or attributes
+            sizes.append(plt.Line2D([], [], color=color, label=series.split(" ", 1)[1].replace("=", " = ")))
     ax.set_yscale("log")
-    ax.set_title(f"Figure {figure[3:]}")
+    ax.set_title(f"Figure {figure[3:]}", fontsize=10)
     ax.set_xlabel({"fig1a": "1/Δ as plotted by the authors", "fig1b": "$H_{id}$ (typed means)",
-                   "fig1c": "$H_{id}$ (typed means)"}.get(figure, "1/(0.5 − x)"))
+                   "fig1c": "$H_{id}$ (typed means)"}.get(figure, "1/(0.5 − x)"), fontsize=9)
+    ax.tick_params(labelsize=8)
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=6)
-axes[0].set_ylabel("samples (published; as run: mean, 95% CI; text: mean)")
+    if sizes:
+        ax.legend(handles=sizes, loc="upper center", bbox_to_anchor=(0.5, -0.24), ncol=3, fontsize=8,
+                  frameon=False, handlelength=1.2, columnspacing=0.8)
+for ax in (axes[0], axes[3]):
+    ax.set_ylabel("samples")
+# The sixth cell explains the marks and the colours of Figures 1a-1c.
+axes[5].axis("off")
+marks = [plt.Line2D([], [], color="grey", marker="o", markerfacecolor="none", linestyle="none", label="published"),
+         plt.Line2D([], [], color="grey", marker=".", label="as run (mean, 95% CI)"),
+         plt.Line2D([], [], color="grey", linestyle=":", label="the text's rule (mean)")]
+colours = [plt.Line2D([], [], color=ALGORITHM_STYLES[name]["color"], linewidth=3, label=ALGORITHM_STYLES[name]["label"])
+           for name in ("css-lucb", "ae", "feasibility-then-bai")]
+axes[5].legend(handles=marks + colours, loc="center", fontsize=8, frameon=False)
 fig.tight_layout()
 savefig(fig, "published_figures", data=verdicts)
 plt.show()
+
+# %% [markdown]
+# **Figure.** The five published panels, point by point: the values read off the paper
+# (open circles), the authors' code as run (dots, 95% intervals) and the rule of the
+# text (dotted line), one colour per algorithm.
 
 # %%
 tally = verdicts.groupby(["figure", "verdict"]).size().unstack(fill_value=0)
@@ -170,7 +191,7 @@ stairs = staircase(n_runs=staircase_runs, n_runs_fig1a=staircase_runs_fig1a, bud
 stairs.round({"mean samples": 0, "SE": 0, "x previous": 3})
 
 # %%
-fig, axes = plt.subplots(1, 3, figsize=(18, 4.8), sharey=False)
+fig, axes = panel_grid(3, panel_size=(3.4, 3.5))
 for ax, point in zip(axes, STAIRCASE_POINTS):
     for name in STAIRCASE_STEPS:
         part = stairs[(stairs["point"] == point) & (stairs["algorithm"] == name)]
@@ -182,16 +203,20 @@ for ax, point in zip(axes, STAIRCASE_POINTS):
         ax.plot(unfinished["step"], unfinished["mean samples"], "kx", markersize=10)
     ax.set_yscale("log")
     ax.set_title(point)
-    ax.set_xlabel("step: 0 text on table instance, 1 typed instance, then one switch each")
+    ax.set_xlabel("step (0: the text's rule, 1: typed instance, ...)", fontsize=8)
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
 axes[0].set_ylabel("mean samples (x: runs hit the budget)")
-fig.tight_layout()
+legend_below(fig)
 savefig(fig, "published_staircase", data=stairs)
 plt.show()
 
 # %% [markdown]
-# ## The counterfactual: one radius and one $\delta$ for all three
+# **Figure.** The deviation staircase on one instance per experiment: mean samples of
+# each algorithm as it moves from the text's rule on the table instance to the as-run
+# variant, one switch per step; a cross marks a step whose runs hit the sample budget.
+
+# %% [markdown]
+# ## The counterfactual: one radius and one δ for all three
 #
 # The authors' baselines use a wider radius than their CSS-LUCB (the Action
 # Elimination radius $\sqrt{2\ln(2N(\pi^2/6)T^2/\delta)/T}$, with $\delta = 0.2$).
@@ -206,7 +231,7 @@ counter = counterfactual(n_runs=staircase_runs, n_runs_fig1a=staircase_runs_fig1
 counter.round(3)
 
 # %%
-fig, axes = plt.subplots(1, 3, figsize=(16, 4.2))
+fig, axes = panel_grid(3, panel_size=(3.4, 3.4))
 for ax, point in zip(axes, STAIRCASE_POINTS):
     part = counter[counter["point"] == point]
     positions = np.arange(len(part))
@@ -217,11 +242,14 @@ for ax, point in zip(axes, STAIRCASE_POINTS):
     ax.set_yscale("log")
     ax.set_title(point)
     ax.grid(True, axis="y", which="both", alpha=0.3)
-    ax.legend(fontsize=8)
 axes[0].set_ylabel("mean samples")
-fig.tight_layout()
+legend_below(fig)
 savefig(fig, "published_counterfactual", data=counter)
 plt.show()
+
+# %% [markdown]
+# **Figure.** The counterfactual: mean samples of the three algorithms as run, and
+# with one shared radius and one $\delta$ for all three, on the staircase's instances.
 
 # %%
 for point in STAIRCASE_POINTS:

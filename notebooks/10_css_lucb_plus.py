@@ -51,7 +51,9 @@ import pandas as pd
 from scipy import stats
 
 import gbai
-from gbai.plotting import plot_sample_complexity, savefig
+from gbai.plotting import plot_sample_complexity, readable_number, savefig
+
+pd.set_option("display.float_format", readable_number)  # tables show 2,859,987 and 1e-10
 
 EXPERIMENTS = ["exp1", "exp2", "exp3", "vary-n", "vary-m"]
 TITLES = {"exp1": "Experiment 1", "exp2": "Experiment 2", "exp3": "Experiment 3", "vary-n": "Varying N (Table IV)",
@@ -263,7 +265,7 @@ for instance in [gbai.paper_instance("exp1", 0.33), gbai.paper_instance("exp2", 
 # lagging attributes) of whichever of $i_t$ and $c_t$ has the wider mean interval
 # (both when they are equal).
 #
-# ## 3. Every paper experiment, at the paper's $\delta = 0.1$
+# ## 3. Every paper experiment, at the paper's δ = 0.1
 #
 # CSS-LUCB and CSS-LUCB+ on every instance of section 1, against the limit for
 # their Beta rewards. On the varying-N and varying-M tables the three sizes are
@@ -296,6 +298,11 @@ columns = ["instance", "experiment", "x", "size", "algorithm", "mean_samples", "
            "T_star_kl_bernoulli", "ratio_to_T_star_kl", "error_rate", "unstopped"]
 savefig(fig, "beyond_css_lucb_plus", data=summary[columns])
 plt.show()
+
+# %% [markdown]
+# **Figure.** CSS-LUCB and CSS-LUCB+ against the limit on every paper experiment: mean
+# samples with 95% intervals per value of $x$ (varying tables: per instance, placed at
+# its limit), and the limit for the Beta rewards (dotted).
 
 # %% [markdown]
 # The ratio to CSS-LUCB, instance by instance (the same seeds for both algorithms),
@@ -374,6 +381,10 @@ ax.legend(fontsize=9, ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.16), f
 ax.grid(True, axis="y", which="both", alpha=0.3)
 savefig(fig, "beyond_ablation", data=gain.reset_index())
 plt.show()
+
+# %% [markdown]
+# **Figure.** The gain of each of CSS-LUCB+'s switches alone and of all together:
+# CSS-LUCB's mean samples divided by the variant's, per instance (log scale).
 
 # %% [markdown]
 # **Reading the ablation.** Each switch alone buys a factor that depends on what

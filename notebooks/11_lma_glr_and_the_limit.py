@@ -15,7 +15,7 @@
 # ---
 
 # %% [markdown]
-# # 11. LMA-GLR and the limit: tracking $w^\star$, stopping on the GLR
+# # 11. LMA-GLR and the limit: tracking w*, stopping on the GLR
 #
 # The paper bounds the samples of any $\delta$-correct algorithm from below with its
 # hardness index (Theorem 1); notebook 2 computed the exact limit instead, the
@@ -55,7 +55,9 @@ import pandas as pd
 from scipy import stats
 
 import gbai
-from gbai.plotting import ALGORITHM_STYLES, plot_sample_complexity, savefig
+from gbai.plotting import ALGORITHM_STYLES, plot_sample_complexity, readable_number, savefig
+
+pd.set_option("display.float_format", readable_number)  # tables show 2,859,987 and 1e-10
 
 ALGORITHMS = ["css-lucb", "css-lucb-plus", "lma-glr", "betting"]
 EXPERIMENTS = ["exp1", "exp2", "exp3", "vary-n", "vary-m"]
@@ -188,7 +190,7 @@ LIMIT_LABEL = "limit T*(μ)·kl(δ, 1−δ)\n(K_inf of the Beta rewards)"
 # the rule is designed to stop after about $T^\star(\mu)\ln(1/\delta)$ samples as
 # $\delta \to 0$. The sampling rule plays no part in the correctness argument above.
 #
-# ## 3. Every paper experiment, at the paper's $\delta = 0.1$
+# ## 3. Every paper experiment, at the paper's δ = 0.1
 #
 # LMA-GLR on every instance of experiments 1 to 3 and of the varying tables,
 # beside CSS-LUCB and CSS-LUCB+ (notebook 10, same seeds), against the limit for
@@ -227,6 +229,10 @@ columns = ["instance", "experiment", "x", "size", "algorithm", "mean_samples", "
            "ratio_to_T_star_kl", "error_rate", "unstopped"]
 savefig(fig, "beyond_lma_glr", data=summary[columns])
 plt.show()
+
+# %% [markdown]
+# **Figure.** CSS-LUCB, CSS-LUCB+ and LMA-GLR against the limit on every paper
+# experiment, drawn as the CSS-LUCB+ figure of notebook 10.
 
 # %%
 wide = summary.pivot_table(index=["experiment", "instance"], columns="algorithm",
@@ -282,7 +288,7 @@ rates.round(4)
 # As for every algorithm here, the guarantee covers the worst reward law on
 # $[0, 1]$, so the observed error rates sit far below $\delta$.
 #
-# ## 5. Asymptotics: the ratio to $T^\star\mathrm{kl}(\delta, 1-\delta)$ as $\delta \to 0$
+# ## 5. Asymptotics: the ratio to T*·kl(δ, 1−δ) as δ → 0
 #
 # An asymptotically optimal algorithm needs $T^\star\ln(1/\delta)(1 + o(1))$
 # samples: its ratio to $T^\star\mathrm{kl}(\delta, 1-\delta)$ must fall towards 1.
@@ -341,6 +347,11 @@ fig.legend(handles=instance_handles, loc="lower right", bbox_to_anchor=(0.98, 0.
            frameon=False)
 savefig(fig, "beyond_asymptotics", data=asymptotics)
 plt.show()
+
+# %% [markdown]
+# **Figure.** Mean samples divided by the limit $T^\star\mathrm{kl}(\delta, 1-\delta)$
+# as $\delta$ falls, for Bernoulli (left) and Beta (right) rewards: colours for the
+# algorithms, line styles for the instances; the dotted line is the limit itself.
 
 # %% [markdown]
 # **What we measured.** For LMA-GLR the ratio falls steadily as $\delta$ shrinks,

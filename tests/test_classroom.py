@@ -16,6 +16,7 @@ import re
 import shutil
 import subprocess
 import sys
+from html.parser import HTMLParser
 from pathlib import Path
 
 import jupytext
@@ -353,6 +354,110 @@ def test_the_landing_page_lists_the_notebooks_in_reading_order(book):
     assert all(position >= 0 for position in positions) and positions == sorted(positions)
     assert "Section II" in html and "Figure 1a" in html
     assert (book / "_static" / "togglebutton.js").exists() or "togglebutton" in html
+
+
+class _VisibleText(HTMLParser):
+    """The text of a page outside collapsed solutions (cells tagged solution, dropdown boxes)."""
+
+    def __init__(self):
+        super().__init__()
+        self.stack: list[bool] = []  # per open div: does it start a hidden part?
+        self.hidden_depth = 0
+        self.visible: list[str] = []
+        self.hidden: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag != "div":
+            return
+        classes = (dict(attrs).get("class") or "").split()
+        hides = "tag_solution" in classes or ("admonition" in classes and "dropdown" in classes)
+        self.stack.append(hides)
+        self.hidden_depth += hides
+
+    def handle_endtag(self, tag):
+        if tag == "div" and self.stack:
+            self.hidden_depth -= self.stack.pop()
+
+    def handle_data(self, data):
+        (self.hidden if self.hidden_depth else self.visible).append(data)
+
+
+def _split_page(html: str) -> tuple[str, str]:
+    parser = _VisibleText()
+    parser.feed(html)
+    return "".join(parser.visible), "".join(parser.hidden)
+
+
+def test_the_book_shows_no_grading_marker_and_no_check_outside_a_solution(book):
+    for page in book.rglob("*.html"):
+        html = page.read_text()
+        for marker in ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS", "nbgrader"):
+            assert marker not in html, f"{page.name} shows {marker!r}"
+    for script in SCRIPTS:
+        visible, hidden = _split_page((book / f"{script.stem}.html").read_text())
+        checks = [line.strip() for cell in jupytext.read(script).cells
+                  if cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("grade")
+                  for line in cell.source.splitlines() if line.strip().startswith("assert ")]
+        assert len(checks) >= 3, f"{script.stem}: no checks found"
+        for line in checks:
+            assert line not in visible, f"{script.stem}: a check is visible outside the solutions: {line}"
+            assert line in hidden, f"{script.stem}: a check is missing from the solutions: {line}"
+        assert "checks passed" not in visible, f"{script.stem}: a check's output is visible outside the solutions"
+        assert "checks passed" in hidden, f"{script.stem}: the checks' output is missing"
+        assert "Exercise 1" in visible, f"{script.stem}: the questions must stay visible"
+
+
+def test_the_solution_toggle_hides_whole_cells(book):
+    conf = (NOTEBOOKS / "_book" / "conf.py").read_text()
+    assert ".cell.tag_solution" in conf and ".tag_solution .cell_input" not in conf
+
+
+def test_figures_are_numbered_with_captions_and_alt_text(book):
+    captions = 0
+    for script in SCRIPTS:
+        html = (book / f"{script.stem}.html").read_text()
+        figures = re.findall(r"<figure.*?</figure>", html, re.DOTALL)
+        captions += len(figures)
+        for figure in figures:
+            alt = re.search(r'<img alt="([^"]*)"', figure).group(1)
+            assert len(alt.split()) >= 8 and "_images/" not in alt and "$" not in alt, f"{script.stem}: alt {alt!r}"
+            assert re.search(r'<span class="caption-number">Figure \d+ </span>', figure), f"{script.stem}: no number"
+    assert captions >= 15, f"only {captions} captioned figures"
+
+
+def test_links_to_notebooks_the_paper_the_api_and_the_references(book):
+    five = (book / "05_experiment_1.html").read_text()
+    assert 'href="02_lower_bound.html"' in five.split('id="main-content"', 1)[-1], "notebook 2 is not a link"
+    assert 'href="api/gbai.plotting.replicate_experiment.html#gbai.plotting.replicate_experiment"' in five
+    eleven = (book / "11_lma_glr_and_the_limit.html").read_text()
+    assert re.search(r'href="references.html#[^"]+"', eleven), "citations do not link to the references"
+    references = (book / "references.html").read_text()
+    for author in ("Garivier", "Howard", "Kaufmann", "Koolen", "Waudby-Smith", "Jourdan", "Dharod"):
+        assert author in references, author
+    api = (book / "api.html").read_text()
+    for name in ("gbai.run", "gbai.sweep_experiment", "gbai.plotting.savefig", "gbai.Instance"):
+        assert f"api/{name}.html" in api, name
+        assert (book / "api" / f"{name}.html").exists(), name
+
+
+def test_every_page_offers_its_py_and_ipynb(book):
+    for script in SCRIPTS:
+        html = (book / f"{script.stem}.html").read_text()
+        for suffix in (".py", ".ipynb"):
+            link = re.search(rf'href="(_downloads/[^"]+/{script.stem}{re.escape(suffix)})"', html)
+            assert link, f"{script.stem}: no {suffix} download"
+            assert (book / link.group(1)).read_bytes() == script.with_suffix(suffix).read_bytes()
+
+
+def test_titles_are_plain_text_and_there_is_one_search_box(book):
+    for page in book.glob("*.html"):
+        html = page.read_text()
+        title = re.search(r"<title>(.*?)</title>", html, re.DOTALL).group(1)
+        assert "\\(" not in title and "$" not in title, f"{page.name}: LaTeX in the title {title!r}"
+        if page.name != "search.html":
+            assert html.count("search-button-field") == 1, f"{page.name}: not exactly one search field"
+    index = (book / "index.html").read_text()
+    assert index.count("constrained best arm identification in grouped bandits</h1>") <= 1
 
 
 # --- assignments and autograding ------------------------------------------------------

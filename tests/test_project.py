@@ -121,7 +121,7 @@ def test_jupyterlab_opens_the_pair_without_a_conflict(script):
     # writes, and the .ipynb must carry the same header (the metadata filters) itself.
     from jupytext.config import load_jupytext_configuration_file
 
-    config = load_jupytext_configuration_file(str(ROOT / "pyproject.toml"))
+    config = load_jupytext_configuration_file(str(ROOT / "notebooks" / "jupytext.toml"))
     text = script.read_text()
     saved_by_lab = jupytext.writes(jupytext.read(script, config=config), fmt="py:percent", config=config)
     assert saved_by_lab == text, f"saving {script.name} from JupyterLab would change it"

@@ -1,22 +1,42 @@
 """Sphinx configuration of the gbai book (``make book``; see ``notebooks/_tools/book.py``).
 
-The build folder holds this file, ``index.md``, a copy of every executed notebook and
-MathJax 3 (copied from the ``django-static-mathjax`` package), so the book is built
-without a network and reads equations offline. Notebooks are never executed here.
+The build folder holds this file, ``index.md``, every executed notebook as rewritten
+for its page (``notebooks/_tools/book_pages.py``), the generated API page, the
+bibliography ``references.bib`` and MathJax 3 (copied from the
+``django-static-mathjax`` package), so the book is built without a network and reads
+equations offline. Notebooks are never executed here.
 """
 
 project = "gbai"
 author = "gbai developers"
 copyright = "gbai developers"
-html_title = "gbai: constrained best arm identification in grouped bandits"
+html_title = "gbai"
 
-extensions = ["myst_nb", "sphinx_togglebutton"]
+extensions = ["myst_nb", "sphinx_togglebutton", "sphinx.ext.autodoc", "sphinx.ext.autosummary",
+              "sphinxcontrib.bibtex"]
 myst_enable_extensions = ["dollarmath", "amsmath"]
 nb_execution_mode = "off"  # the pages show the outputs stored by `make figures`
-exclude_patterns = ["_build", "jupyter_execute", ".doctrees", "**.ipynb_checkpoints"]
+exclude_patterns = ["_build", "jupyter_execute", ".doctrees", "**.ipynb_checkpoints", "_downloads_src"]
+
+# Figures with a caption are numbered on their page ("Figure 1").
+numfig = True
+numfig_format = {"figure": "Figure %s"}
+
+# The API page: one page per public name, from the docstrings.
+autosummary_generate = True
+autodoc_member_order = "bysource"
+autodoc_default_options = {"members": True, "show-inheritance": False}
+add_module_names = False
+
+# The references page and the citations link to paper/references.bib (copied in as references.bib).
+bibtex_bibfiles = ["references.bib"]
+bibtex_default_style = "plain"
+bibtex_reference_style = "author_year"
 
 html_theme = "sphinx_book_theme"
-html_theme_options = {"show_toc_level": 2, "home_page_in_toc": True}
+# One search box: the field at the top of the sidebar (none in the top bar).
+html_theme_options = {"show_toc_level": 2, "home_page_in_toc": True, "navbar_persistent": []}
+html_sidebars = {"**": ["navbar-logo.html", "search-button-field.html", "sbt-sidebar-nav.html"]}
 html_static_path = ["_static", "_mathjax"]  # MathJax lives outside _static: only its entry script is loaded
 html_css_files = ["gbai.css"]
 html_last_updated_fmt = None
@@ -25,7 +45,18 @@ html_show_sourcelink = False
 # MathJax 3 served with the site instead of a CDN.
 mathjax_path = "mathjax/tex-mml-chtml.js"
 
-# Exercise solutions (cells tagged `solution`) start collapsed behind a button.
-togglebutton_selector = ".toggle, .admonition.dropdown, .tag_solution .cell_input"
+# Exercise solutions start collapsed behind one button: a solution cell with its check
+# (source and output, cells tagged `solution`) and the boxes of written answers.
+togglebutton_selector = ".toggle, .admonition.dropdown, .cell.tag_solution"
 togglebutton_hint = "Show solution"
 togglebutton_hint_hide = "Hide solution"
+
+
+def _no_builtin_docstrings(app, what, name, obj, options, lines):
+    """Constants (a dict, a tuple) would show the docstring of their type: show none."""
+    if not callable(obj) and type(obj).__module__ == "builtins" and getattr(obj, "__doc__", None) == type(obj).__doc__:
+        lines.clear()
+
+
+def setup(app):
+    app.connect("autodoc-process-docstring", _no_builtin_docstrings)

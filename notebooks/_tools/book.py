@@ -1,8 +1,11 @@
 """The book: the executed notebooks rendered as a static site with Sphinx and MyST-NB (``make book``).
 
 Nothing is executed: the pages show the outputs ``make figures`` stored. The Sphinx
-sources live in ``notebooks/_book``; MathJax 3 comes from the PyPI package
-``django-static-mathjax`` and is copied into the site, so equations render offline.
+sources live in ``notebooks/_book``; each notebook is rewritten for its page by
+:mod:`book_pages`; the API page is generated from ``gbai.__all__`` and
+``gbai.plotting.__all__``; the references page reads ``paper/references.bib``, the
+report's bibliography. MathJax 3 comes from the PyPI package ``django-static-mathjax``
+and is copied into the site, so equations render offline.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from book_pages import prepare_page
 from pipeline import MissingPrerequisite, notebook_scripts, require
 
 __all__ = ["build_book"]
@@ -30,6 +34,35 @@ def _mathjax_folder() -> Path:
         raise MissingPrerequisite("make book needs MathJax 3 from the package django-static-mathjax: "
                                   "run `make install` or pip install -e '.[book]'")
     return folder
+
+
+#: Where the page sources (.py and the stored .ipynb) are kept for the download links.
+DOWNLOADS = "_downloads_src"
+
+
+def public_api() -> dict[str, str]:
+    """Each public name the notebooks may use, and the object the API page documents for it."""
+    import gbai
+    import gbai.plotting
+
+    names = {name: f"gbai.{name}" for name in gbai.__all__}
+    names.update({name: f"gbai.plotting.{name}" for name in gbai.plotting.__all__ if name not in names})
+    return names
+
+
+def api_page(public: dict[str, str]) -> str:
+    """The API page: an autosummary table (with one page per entry) for ``gbai`` and ``gbai.plotting``."""
+    def table(module: str, names: list[str]) -> str:
+        rows = "\n".join(f"   {name}" for name in sorted(names, key=str.lower))
+        return (f"```{{eval-rst}}\n.. currentmodule:: {module}\n\n.. autosummary::\n   :toctree: api\n"
+                f"   :nosignatures:\n\n{rows}\n```\n")
+
+    package = [name for name, target in public.items() if target == f"gbai.{name}"]
+    plotting = [name for name, target in public.items() if target == f"gbai.plotting.{name}"]
+    return ("# API reference\n\nThe public API of `gbai`, built from the docstrings: what `import gbai` "
+            "provides, then the plotting helpers of `gbai.plotting`. The notebooks link each name here where "
+            "they first use it.\n\n## The package `gbai`\n\n" + table("gbai", package)
+            + "\n## Plots: `gbai.plotting`\n\n" + table("gbai.plotting", plotting))
 
 
 def build_book(notebooks: Path, output: Path, work: Path | None = None) -> Path:
@@ -56,8 +89,21 @@ def build_book(notebooks: Path, output: Path, work: Path | None = None) -> Path:
     if work.exists():
         shutil.rmtree(work)
     shutil.copytree(sources, work, ignore=shutil.ignore_patterns("__pycache__"))
+    bibliography = notebooks.resolve().parent / "paper" / "references.bib"
+    if not bibliography.exists():
+        raise FileNotFoundError(f"no bibliography: {bibliography} is missing")
+    shutil.copy2(bibliography, work / "references.bib")
+    public = public_api()
+    (work / "api.md").write_text(api_page(public), encoding="utf-8")
+    import nbformat
+
+    stems = {int(page.stem[:2]): page.stem for page in pages}
+    (work / DOWNLOADS).mkdir()
     for page in pages:
-        shutil.copy2(page, work / page.name)
+        shutil.copy2(page, work / DOWNLOADS / page.name)
+        shutil.copy2(page.with_suffix(".py"), work / DOWNLOADS / page.with_suffix(".py").name)
+        notebook = nbformat.read(page, as_version=4)
+        nbformat.write(prepare_page(notebook, page.stem, stems, public, DOWNLOADS), work / page.name)
     target = work / "_mathjax" / "mathjax"
     for part in _MATHJAX_PARTS:
         source = mathjax / "es5" / part

@@ -3,7 +3,8 @@
 The Jupytext percent scripts ``notebooks/NN_name.py`` are the source of truth.
 ``figures`` runs each with its default parameters and stores the executed notebook
 as ``notebooks/NN_name.ipynb`` (Jupytext's rendering of the script with the outputs
-filled in, so the pair converts back to the same script); ``quick OUTDIR`` runs
+filled in, in the form JupyterLab saves it, so the pair converts back to the same
+script and opening and saving it in Lab changes neither file); ``quick OUTDIR`` runs
 each with ``quick=True`` for ``make test``'s nbval check. A notebook is replaced only
 when every cell succeeded. ``book`` is :mod:`book`; ``assignments``, ``autograde``
 and ``export`` are :mod:`course`, ``feedback`` is :mod:`feedback`. This is tooling: the ``gbai`` library never
@@ -23,7 +24,8 @@ import tempfile
 import time
 from pathlib import Path
 
-__all__ = ["MissingPrerequisite", "execute_notebook", "ipc_prefix", "main", "merge_streams", "notebook_scripts", "require"]
+__all__ = ["MissingPrerequisite", "execute_notebook", "ipc_prefix", "lab_form", "main", "merge_streams",
+           "notebook_scripts", "require"]
 
 KERNEL = "python3"
 
@@ -131,7 +133,7 @@ def execute_notebook(script: Path, target: Path, parameters: dict | None = None,
         for original, done in zip(code_cells, ran):
             original.outputs = done.outputs
             original.execution_count = done.execution_count
-        result = source
+        result = lab_form(source)
     else:
         result.metadata.pop("papermill", None)
         for cell in result.cells:
@@ -139,6 +141,16 @@ def execute_notebook(script: Path, target: Path, parameters: dict | None = None,
             cell.metadata.pop("execution", None)
     _replace_atomically(nbformat.writes(result) + "\n", target)
     return elapsed
+
+
+def lab_form(notebook):
+    """``notebook`` as JupyterLab's Jupytext writes the ``.ipynb`` of a pair: without ``text_representation``.
+
+    That block describes the text file; Jupytext keeps it in the ``.py`` header only,
+    so a stored notebook that has it is rewritten by the first save in Lab.
+    """
+    notebook.metadata.get("jupytext", {}).pop("text_representation", None)
+    return notebook
 
 
 class MissingPrerequisite(RuntimeError):

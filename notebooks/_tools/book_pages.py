@@ -1,0 +1,226 @@
+"""How a notebook becomes a page of the book: exercises, captions, links, citations, API and downloads.
+
+:func:`prepare_page` rewrites a copy of an executed notebook for ``make book``; the
+notebook itself is not touched, so the course tooling and JupyterLab see the cells
+as written. On the page:
+
+* each exercise's reference solution and its check (source and output) form one
+  cell tagged ``solution``, collapsed behind one "Show solution" button, and a
+  written answer sits in a collapsed "Solution" box; nbgrader's markers
+  (``### BEGIN SOLUTION``, hidden-test markers) and metadata are dropped;
+* a Markdown cell that starts with ``**Figure.**`` becomes the numbered caption of
+  the figure above it, and its text the figure's alt text;
+* "notebook N", the paper's equations, figures, theorems and Algorithm 1 become
+  links (to the notebook that works the item through, or to the paper on that
+  notebook's own page), and author-year citations link to the references page;
+* the first cell that uses a function of the public API is preceded by links to
+  its entries on the API page;
+* a line under the title offers the page's sources, ``.py`` and ``.ipynb``.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+
+__all__ = ["PAPER_URL", "prepare_page", "plain_text"]
+
+PAPER_URL = "https://arxiv.org/abs/2412.08031"
+
+#: Author phrases as the notebooks write them, the year that follows, and the key in paper/references.bib.
+CITATIONS = [
+    (r"Garivier\s+(?:and|&)\s+Kaufmann", "2016", "garivier2016optimal"),
+    (r"Howard\s+et\s+al\.", "2021", "howard2021timeuniform"),
+    (r"Kaufmann\s+and\s+Koolen", "2021", "kaufmann2021mixture"),
+    (r"M[ée]nard", "2019", "menard2019gradient"),
+    (r"Waudby-Smith\s+and\s+Ramdas", "2024", "waudbysmith2024betting"),
+    (r"Jourdan\s+et\s+al\.", "2022", "jourdan2022toptwo"),
+    (r"Shafer", "2021", "shafer2021testing"),
+    (r"Honda\s+(?:&|and)\s+Takemura", "2010", "honda2010asymptotically"),
+    (r"Agrawal,\s+Juneja\s+(?:&|and)\s+Glynn", "2020", "agrawal2020optimal"),
+    (r"Kalyanakrishnan\s+et\s+al\.", "2012", "kalyanakrishnan2012pac"),
+    (r"de\s+Rooij\s+et\s+al\.", "2014", "derooij2014follow"),
+]
+
+#: Items of the paper and the notebook (number) that works each through (a theorem right
+#: after a cited year belongs to the cited work).
+PAPER_ITEMS = [
+    (r"\b[Ee]q(?:uation)?\.?\s*\(1\)", 1),
+    (r"(?<!\[)\b[Ee]qs?\.\s*\([2-4]\)", None),  # the paper's confidence radii: the paper itself
+    (r"\bTable\s+I\b(?!I|V)", 1),
+    (r"(?<!\d{4}, )\bTheorem\s+1\b", 2),  # not "Howard et al. 2021, Theorem 1"
+    (r"\bAlgorithm\s+1\b", 3),
+    (r"(?<!\d{4}, )\bTheorem\s+2\b", 4),
+    (r"\bFigure\s+1(?:\s*\(a\)|a)(?!\w)", 5),
+    (r"\bFigure\s+1(?:\s*\(b\)|b)(?!\w)", 6),
+    (r"\bFigure\s+1(?:\s*\(c\)|c)(?!\w)", 7),
+    (r"\bFigure\s+2(?:\s*\([ab]\)|[ab])?(?![\w(])", 8),
+]
+
+_MARKER = re.compile(r"^[ \t]*### (?:BEGIN|END) (?:SOLUTION|HIDDEN TESTS)[ \t]*\n?", re.MULTILINE)
+_CAPTION = re.compile(r"^\*\*Figure\.\*\*\s*")
+# Text that must not be rewritten: fenced code, inline code, math, links and headings.
+_PROTECTED = re.compile(
+    r"(```.*?```|`[^`\n]*`|\$\$.*?\$\$|\$[^$\n]+\$|!?\[[^\]\n]*\]\([^)\n]*\)|\{[\w:]+\}`[^`]*`|^#+ [^\n]*)",
+    re.DOTALL | re.MULTILINE)
+_NOTEBOOK = re.compile(r"\b([Nn]otebooks?)\s+(\d{1,2})((?:(?:,\s*|\s+and\s+|\s+to\s+|\s*[-–]\s*)\d{1,2}\b)*)")
+
+
+def plain_text(markdown: str) -> str:
+    """The text of a caption without Markdown or LaTeX markup (for alt text)."""
+    text = re.sub(r"\*\*|\*|`", "", markdown)
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
+    replacements = {r"\star": "*", r"\delta": "δ", r"\mu": "μ", r"\Delta": "Δ", r"\ln": "ln", r"\cdot": "·",
+                    r"\le": "≤", r"\ge": "≥", r"\to": "→", r"\,": " ", r"\infty": "∞", r"\lambda": "λ"}
+    for latex, plain in replacements.items():
+        text = text.replace(latex, plain)
+    text = re.sub(r"\\(?:mathrm|text|mathbf|operatorname)\{([^}]*)\}", r"\1", text)
+    text = re.sub(r"[$\\{}^]", "", text)
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def _outside_protected(text: str, rewrite) -> str:
+    parts = _PROTECTED.split(text)
+    return "".join(part if index % 2 else rewrite(part) for index, part in enumerate(parts))
+
+
+def _link_prose(text: str, stem: str, stems: dict[int, str]) -> str:
+    current = int(stem[:2])
+
+    def notebooks(match: re.Match) -> str:
+        def one(number: str) -> str:
+            target = stems.get(int(number))
+            return f"[{number}]({target}.ipynb)" if target and int(number) != current else number
+
+        target = stems.get(int(match.group(2)))
+        if not match.group(3) and target and int(match.group(2)) != current:
+            return f"[{match.group(1)} {match.group(2)}]({target}.ipynb)"
+        tail = re.sub(r"\d{1,2}", lambda found: one(found.group(0)), match.group(3))
+        return f"{match.group(1)} {one(match.group(2))}{tail}"
+
+    def rewrite(part: str) -> str:
+        part = _NOTEBOOK.sub(notebooks, part)
+        for pattern, number in PAPER_ITEMS:
+            target = f"{stems[number]}.ipynb" if number not in (None, current) and number in stems else PAPER_URL
+            part = re.sub(pattern, lambda found: f"[{found.group(0)}]({target})", part)
+        for authors, year, key in CITATIONS:
+            part = re.sub(rf"({authors})(\s+\(?){year}\b", rf"\1\2{{cite:year}}`{key}`", part)
+        return part
+
+    return _outside_protected(text, rewrite)
+
+
+def _nbgrader(cell) -> dict:
+    return cell.get("metadata", {}).get("nbgrader", {})
+
+
+def _clean(cell):
+    cell = copy.deepcopy(cell)
+    cell.metadata.pop("nbgrader", None)
+    cell.source = _MARKER.sub("", cell.source).strip("\n")
+    return cell
+
+
+def _exercises(cells: list) -> list:
+    """Join each solution cell with the check after it; box the written answers."""
+    result = []
+    for cell in cells:
+        grading = _nbgrader(cell)
+        if cell.cell_type == "code" and grading.get("grade") and result and "solution" in result[-1].metadata.get(
+                "tags", []) and result[-1].cell_type == "code":
+            solution, check = result[-1], _clean(cell)
+            solution.source = f"{solution.source}\n\n# The check\n{check.source}"
+            solution.outputs = list(solution.get("outputs", [])) + list(check.get("outputs", []))
+            continue
+        if cell.cell_type == "code" and (grading.get("solution") or grading.get("grade")):
+            cell = _clean(cell)
+            tags = cell.metadata.setdefault("tags", [])
+            if "solution" not in tags:
+                tags.append("solution")
+        elif cell.cell_type == "markdown" and grading.get("solution"):
+            cell = _clean(cell)
+            cell.metadata["tags"] = [tag for tag in cell.metadata.get("tags", []) if tag != "solution"]
+            cell.source = f"`````{{admonition}} Solution\n:class: dropdown\n\n{cell.source}\n`````"
+        elif grading:
+            cell = _clean(cell)
+        result.append(cell)
+    return result
+
+
+def _captions(cells: list, stem: str) -> list:
+    result, count = [], 0
+    for cell in cells:
+        match = _CAPTION.match(cell.source) if cell.cell_type == "markdown" else None
+        figure = next((previous for previous in reversed(result) if previous.cell_type == "code"), None)
+        shows_image = figure is not None and any("image/png" in output.get("data", {})
+                                                 for output in figure.get("outputs", []))
+        if match and shows_image and "mystnb" not in figure.metadata:
+            count += 1
+            caption = cell.source[match.end():].strip()
+            # MyST-NB captions every output of the cell: outputs after the last image
+            # (a table the cell also shows) move to a cell of their own, without source.
+            outputs = list(figure.outputs)
+            last = max(index for index, output in enumerate(outputs) if "image/png" in output.get("data", {}))
+            figure.outputs = outputs[:last + 1]
+            figure.metadata["mystnb"] = {"figure": {"caption": caption, "name": f"fig-{stem[:2]}-{count}"},
+                                         "image": {"alt": plain_text(caption)}}
+            if outputs[last + 1:]:
+                import nbformat
+
+                rest = nbformat.v4.new_code_cell("", metadata={"tags": ["remove-input"]})
+                rest.outputs = outputs[last + 1:]
+                position = next(index for index, kept in enumerate(result) if kept is figure)
+                result.insert(position + 1, rest)
+            continue
+        result.append(cell)
+    return result
+
+
+def _api_links(cells: list, public: dict[str, str]) -> list:
+    """Before the first cell that uses a public name, a line linking it to the API page."""
+    seen: set[str] = set()
+    result = []
+    for cell in cells:
+        if cell.cell_type == "code" and "solution" not in cell.metadata.get("tags", []):
+            used = []
+            for name, target in public.items():
+                pattern = rf"\bgbai\.{re.escape(name)}\b" if target == f"gbai.{name}" else \
+                    rf"(?:\bgbai\.plotting\.{re.escape(name)}|^from gbai\.plotting import .*\b{re.escape(name)}\b)"
+                if name not in seen and re.search(pattern, cell.source, re.MULTILINE):
+                    used.append(target)
+                    seen.add(name)
+            if used:
+                import nbformat
+
+                links = ", ".join(f"{{py:obj}}`{target}`" for target in sorted(used))
+                result.append(nbformat.v4.new_markdown_cell(f"*First use of* {links} *(see the API page).*",
+                                                            metadata={"tags": ["api-links"]}))
+        result.append(cell)
+    return result
+
+
+def prepare_page(notebook, stem: str, stems: dict[int, str], public: dict[str, str], downloads: str):
+    """The book's version of an executed notebook (a copy; ``notebook`` is left as it is).
+
+    ``stem`` names the notebook (``05_experiment_1``), ``stems`` maps each notebook
+    number to its stem, ``public`` each public name to its documented target
+    (``"run"`` -> ``"gbai.run"``, ``"savefig"`` -> ``"gbai.plotting.savefig"``), and
+    ``downloads`` the folder, beside the page, that holds its ``.py`` and ``.ipynb``.
+    """
+    import nbformat
+
+    page = copy.deepcopy(notebook)
+    cells = _exercises(page.cells)
+    cells = _captions(cells, stem)
+    for cell in cells:
+        if cell.cell_type == "markdown":
+            cell.source = _link_prose(cell.source, stem, stems)
+    cells = _api_links(cells, public)
+    sources = nbformat.v4.new_markdown_cell(
+        f"Download this notebook: {{download}}`{stem}.py <{downloads}/{stem}.py>` (the source, a Jupytext "
+        f"percent script) or {{download}}`{stem}.ipynb <{downloads}/{stem}.ipynb>` (with the outputs shown "
+        "here).", metadata={"tags": ["downloads"]})
+    title = next((index for index, cell in enumerate(cells) if cell.cell_type == "markdown"), 0)
+    cells.insert(title + 1, sources)
+    page.cells = cells
+    return page
