@@ -23,6 +23,7 @@ __all__ = [
     "panel_grid",
     "plot_allocation",
     "plot_confidence_intervals",
+    "plot_every_experiment",
     "plot_instance",
     "plot_paired_difference",
     "plot_sample_complexity",
@@ -254,6 +255,41 @@ def plot_sample_complexity(
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.15), ncol=2, frameon=False)
     return fig, ax
+
+
+def plot_every_experiment(summaries: dict[str, pd.DataFrame], titles: dict[str, str], reference_label: str):
+    """Samples against the limit on each paper experiment, one panel each, the legend in the last cell.
+
+    ``summaries`` maps an experiment's name to its :func:`gbai.sweep_experiment` summary.
+    A table with several sizes (varying N or M) has one point per instance, placed on a
+    log axis at its limit ``T*·kl(δ, 1−δ)``; the others are drawn against ``x``.
+    """
+    import matplotlib.pyplot as plt
+    import matplotlib.ticker as ticker
+
+    fig, axes = plt.subplots(2, 3, figsize=(8.4, 5.8))
+    for index, (ax, (name, rows)) in enumerate(zip(axes.flat, summaries.items())):
+        if rows["size"].notna().any():
+            plot_sample_complexity(rows.assign(point=rows["T_star_kl"]), x="point", reference="T_star_kl", ax=ax,
+                                   reference_label=reference_label)
+            ax.set_xscale("log")
+            ax.xaxis.set_major_locator(ticker.LogLocator(subs=(1, 2, 3, 5)))
+            ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda value, _: f"{value:g}"))
+            ax.xaxis.set_minor_formatter(ticker.NullFormatter())
+            ax.set_xlabel("limit T*(μ)·kl(δ, 1−δ)")
+        else:
+            plot_sample_complexity(rows, x="x", reference="T_star_kl", ax=ax, reference_label=reference_label)
+            ax.set_xlabel("x")
+        ax.set_title(titles[name], fontsize=10)
+        ax.set_ylabel("mean samples" if index % 3 == 0 else "")
+        ax.tick_params(labelsize=8)
+        handles, labels = ax.get_legend_handles_labels()
+        ax.get_legend().remove()
+    for ax in axes.flat[len(summaries):]:
+        ax.axis("off")
+    axes.flat[-1].legend(handles, labels, loc="center", fontsize=9, frameon=False)
+    fig.tight_layout()
+    return fig
 
 
 def plot_confidence_intervals(state, ax=None, title: str | None = None, arms: Sequence[int] | None = None):

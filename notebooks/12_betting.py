@@ -49,13 +49,12 @@ if quick:
     n_runs, n_runs_error = 6, 20
 
 import matplotlib.pyplot as plt
-import matplotlib.ticker as ticker
 import numpy as np
 import pandas as pd
 from scipy import stats
 
 import gbai
-from gbai.plotting import plot_sample_complexity, readable_number, savefig
+from gbai.plotting import plot_every_experiment, plot_sample_complexity, readable_number, savefig
 
 pd.set_option("display.float_format", readable_number)  # tables show 2,859,987 and 1e-10
 
@@ -208,28 +207,7 @@ parts = {name: gbai.sweep_experiment(name, shown, n_runs=n_runs, delta=delta, se
          for name in EXPERIMENTS}
 summary = pd.concat([parts[name][1] for name in EXPERIMENTS], ignore_index=True)
 
-fig, axes = plt.subplots(2, 3, figsize=(8.4, 5.8))
-for index, (ax, name) in enumerate(zip(axes.flat, EXPERIMENTS)):
-    rows = parts[name][1]
-    if rows["size"].notna().any():  # the varying tables: one point per instance, placed at its limit
-        plot_sample_complexity(rows.assign(point=rows["T_star_kl"]), x="point", reference="T_star_kl", ax=ax,
-                               reference_label=LIMIT_LABEL)
-        ax.set_xscale("log")
-        ax.xaxis.set_major_locator(ticker.LogLocator(subs=(1, 2, 3, 5)))
-        ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda value, _: f"{value:g}"))
-        ax.xaxis.set_minor_formatter(ticker.NullFormatter())
-        ax.set_xlabel("limit T*(μ)·kl(δ, 1−δ)")
-    else:
-        plot_sample_complexity(rows, x="x", reference="T_star_kl", ax=ax, reference_label=LIMIT_LABEL)
-        ax.set_xlabel("x")
-    ax.set_title(TITLES[name], fontsize=10)
-    ax.set_ylabel("mean samples" if index % 3 == 0 else "")
-    ax.tick_params(labelsize=8)
-    handles, labels = ax.get_legend_handles_labels()
-    ax.get_legend().remove()
-axes.flat[-1].axis("off")
-axes.flat[-1].legend(handles, labels, loc="center", fontsize=9, frameon=False)
-fig.tight_layout()
+fig = plot_every_experiment({name: parts[name][1] for name in EXPERIMENTS}, TITLES, LIMIT_LABEL)
 columns = ["instance", "experiment", "x", "size", "algorithm", "mean_samples", "ci95_low", "ci95_high", "T_star_kl",
            "ratio_to_T_star_kl", "error_rate", "unstopped"]
 savefig(fig, "beyond_betting", data=summary[columns])
