@@ -23,7 +23,7 @@ from .beyond.betting import BettingGBAI
 from .beyond.css_lucb_plus import CSSLUCBPlus
 from .beyond.lma_glr import LMAGLR
 from .cache import default_cache_dir
-from .experiments import (experiment_grid, get_experiment, paired_comparison, paper_instance, stored_limit, summarize,
+from .experiments import (error_rates, experiment_grid, get_experiment, paired_comparison, paper_instance, stored_limit, summarize,
                           sweep_experiment)
 from .limits import (BestResponse, CharacteristicTime, RewardLaw, alternative_values, best_response,
                            characteristic_time, kinf, kl_bernoulli, lower_bound_tstar)
@@ -42,7 +42,7 @@ __all__ = [
     "NO_ANSWER", "PAPER_ALGORITHMS", "PAPER_DELTA", "PUBLISHED_EXPERIMENTS", "Policy", "REWARD_MODELS", "RewardLaw",
     "RewardStream", "Round", "RoundState", "RunResult", "StepEngine", "alternative_values", "best_response",
     "characteristic_time", "check_delta", "code_fingerprint", "confidence_radius", "confidence_sets",
-    "default_cache_dir", "empirical_bounds", "experiment_grid", "get_algorithm", "get_experiment", "kinf",
+    "default_cache_dir", "empirical_bounds", "error_rates", "experiment_grid", "get_algorithm", "get_experiment", "kinf",
     "kl_bernoulli", "load_instance", "lower_bound_tstar", "matching_divergence", "paired_comparison",
     "paper_instance", "published", "resolve", "reward_variance", "run", "run_seed", "stored_limit", "summarize",
     "sweep", "sweep_experiment", "table1_example", "theorem1_bound", "theorem1_constants",

@@ -24,8 +24,8 @@ from .paper.instances import EXPERIMENTS, PAPER_DELTA, Experiment
 from .paper.model import Instance
 from .simulation import sweep
 
-__all__ = ["experiment_grid", "get_experiment", "paired_comparison", "paper_instance", "stored_limit",
-           "summarize", "sweep_experiment"]
+__all__ = ["error_rates", "experiment_grid", "get_experiment", "paired_comparison", "paper_instance",
+           "stored_limit", "summarize", "sweep_experiment"]
 
 
 def get_experiment(name: str) -> Experiment:
@@ -153,6 +153,22 @@ def paired_comparison(table: pd.DataFrame, reference: str, others: Sequence[str]
                 }
             )
     return pd.DataFrame(rows)
+
+
+def error_rates(table: pd.DataFrame, by: Sequence[str] = ("instance", "algorithm")) -> pd.DataFrame:
+    """Wrong answers among the runs that stopped, per group, with the exact 95% upper limit.
+
+    Columns ``runs``, ``stopped``, ``errors``, ``unstopped``, ``error rate`` and
+    ``95% upper limit``: the one-sided Clopper-Pearson bound on the probability of a
+    wrong answer, the quantity that delta-correctness bounds.
+    """
+    from scipy import stats
+
+    rates = table.groupby(list(by)).agg(runs=("error", "size"), stopped=("stopped", "sum"), errors=("error", "sum"))
+    rates["unstopped"] = rates["runs"] - rates["stopped"]
+    rates["error rate"] = rates["errors"] / rates["stopped"]
+    rates["95% upper limit"] = [stats.beta.ppf(0.95, e + 1, n - e) for e, n in zip(rates["errors"], rates["stopped"])]
+    return rates
 
 
 def summarize(table: pd.DataFrame, by: Sequence[str] = ("instance", "algorithm")) -> pd.DataFrame:

@@ -17,6 +17,7 @@ import pandas as pd
 
 __all__ = [
     "ALGORITHM_STYLES",
+    "EXPERIMENT_TITLES",
     "Replication",
     "figures_dir",
     "legend_below",
@@ -42,6 +43,9 @@ ALGORITHM_STYLES = {
     "lma-glr": {"color": "#ff7f0e", "marker": "v", "label": "LMA-GLR"},
     "betting": {"color": "#17becf", "marker": "P", "label": "Betting-GBAI"},
 }
+#: Panel titles of the paper's experiments (Tables III and IV), in the paper's order.
+EXPERIMENT_TITLES = {"exp1": "Experiment 1", "exp2": "Experiment 2", "exp3": "Experiment 3",
+                     "vary-n": "Varying N (Table IV)", "vary-m": "Varying M (Table IV)"}
 _FALLBACK_COLORS = ["#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#ff7f0e"]
 
 
@@ -257,7 +261,8 @@ def plot_sample_complexity(
     return fig, ax
 
 
-def plot_every_experiment(summaries: dict[str, pd.DataFrame], titles: dict[str, str], reference_label: str):
+def plot_every_experiment(summaries: dict[str, pd.DataFrame], titles: dict[str, str] = EXPERIMENT_TITLES,
+                          reference_label: str = "limit T*(μ)·kl(δ, 1−δ)\n(K_inf of the Beta rewards)"):
     """Samples against the limit on each paper experiment, one panel each, the legend in the last cell.
 
     ``summaries`` maps an experiment's name to its :func:`gbai.sweep_experiment` summary.

@@ -47,17 +47,14 @@ if quick:
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 import gbai
-from gbai.plotting import plot_every_experiment, plot_sample_complexity, readable_number, savefig
+from gbai.plotting import EXPERIMENT_TITLES, plot_every_experiment, readable_number, savefig
 
 pd.set_option("display.float_format", readable_number)  # tables show 2,859,987 and 1e-10
 
-EXPERIMENTS = ["exp1", "exp2", "exp3", "vary-n", "vary-m"]
-TITLES = {"exp1": "Experiment 1", "exp2": "Experiment 2", "exp3": "Experiment 3", "vary-n": "Varying N (Table IV)",
-          "vary-m": "Varying M (Table IV)"}
-LIMIT_LABEL = "limit T*(μ)·kl(δ, 1−δ)\n(K_inf of the Beta rewards)"
+TITLES = EXPERIMENT_TITLES
+EXPERIMENTS = list(TITLES)
 
 # %% [markdown]
 # ## 1. Where CSS-LUCB's samples go
@@ -271,7 +268,7 @@ for instance in [gbai.paper_instance("exp1", 0.33), gbai.paper_instance("exp2", 
 # pooled along the x axis by their limit.
 
 # %%
-fig = plot_every_experiment({name: parts[name][1] for name in EXPERIMENTS}, TITLES, LIMIT_LABEL)
+fig = plot_every_experiment({name: parts[name][1] for name in EXPERIMENTS})
 columns = ["instance", "experiment", "x", "size", "algorithm", "mean_samples", "ci95_low", "ci95_high", "T_star_kl",
            "T_star_kl_bernoulli", "ratio_to_T_star_kl", "error_rate", "unstopped"]
 savefig(fig, "beyond_css_lucb_plus", data=summary[columns])
@@ -411,11 +408,7 @@ check_instances = {"exp1 x=0.35 (feasible)": gbai.paper_instance("exp1", 0.35),
                    "exp3 x=0.3 (risky highest-mean arm)": gbai.paper_instance("exp3", 0.3)}
 check = gbai.sweep(check_instances, ["css-lucb-plus"], n_runs=n_runs_error, delta=delta, seed=seed + 1,
                    workers=workers)
-rates = check.groupby(["instance", "algorithm"]).agg(runs=("error", "size"), stopped=("stopped", "sum"),
-                                                     errors=("error", "sum"))
-rates["unstopped"] = rates["runs"] - rates["stopped"]
-rates["error rate"] = rates["errors"] / rates["stopped"]
-rates["95% upper limit"] = [stats.beta.ppf(0.95, e + 1, n - e) for e, n in zip(rates["errors"], rates["stopped"])]
+rates = gbai.error_rates(check)
 print(f"{rates['errors'].sum()} wrong answers in {rates['stopped'].sum()} stopped runs")
 rates.round(4)
 

@@ -11,3 +11,17 @@ def test_replicate_experiment_reports_the_claim_and_the_budget(tmp_path, monkeyp
     assert f"hit the sample budget: 0 of {len(replication.runs):,}" in text
     assert set(replication.comparison["other"]) == {"ae", "feasibility-then-bai"}
     assert (tmp_path / "replication.csv").exists() and (tmp_path / "replication.png").exists()
+
+
+def test_error_rates_count_stopped_runs_and_bound_them_exactly():
+    """No error in n stopped runs: the one-sided 95% Clopper-Pearson limit is 1 - 0.05^(1/n)."""
+    import pandas as pd
+
+    import gbai
+
+    table = pd.DataFrame({"instance": ["a"] * 5, "algorithm": ["x"] * 5,
+                          "stopped": [True, True, True, True, False], "error": [False] * 5})
+    rates = gbai.error_rates(table).iloc[0]
+    assert (rates["runs"], rates["stopped"], rates["errors"], rates["unstopped"]) == (5, 4, 0, 1)
+    assert rates["error rate"] == 0.0
+    assert abs(rates["95% upper limit"] - (1 - 0.05 ** (1 / 4))) < 1e-12
