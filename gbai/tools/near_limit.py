@@ -1,7 +1,8 @@
 """How close Betting-GBAI (or ``--algorithm SPEC``) comes to the limit: longer measurements than notebooks 11-12.
 
 ``python -m gbai.tools.near_limit`` runs five long sweeps (about half an hour on two
-cores at the defaults) and prints each as a Markdown table. It also writes each
+cores at the defaults for the first four; the best-arm part adds about nine minutes,
+its Track-and-Stop runs on one core) and prints each as a Markdown table. It also writes each
 table as a CSV file to ``--out``:
 
 * ``bernoulli_ratios.csv``: on every instance of experiments 1-3 and the varying-N
