@@ -328,7 +328,58 @@ def test_near_limit_tables_on_a_small_configuration():
 def test_near_limit_cli_rejects_bad_counts(tmp_path):
     from gbai.tools import near_limit
 
-    for argv in (["--runs", "0"], ["--error-runs", "-1"], ["--workers", "0"], ["--only", "everything"]):
+    for argv in (["--runs", "0"], ["--error-runs", "-1"], ["--workers", "0"], ["--only", "everything"],
+                 ["--algorithm", "no-such-algorithm"]):
         with pytest.raises(SystemExit) as stop:
             near_limit.main([*argv, "--out", str(tmp_path)])
         assert stop.value.code == 2
+
+def test_track_and_stop_reference_is_tooling_with_the_heuristic_threshold():
+    from gbai.tools.track_and_stop import heuristic_threshold, optimal_proportions, run_track_and_stop
+
+    # Not a registered (proven) algorithm; its threshold is ln((ln t + 1)/delta).
+    assert "track-and-stop" not in gbai.ALGORITHMS
+    assert heuristic_threshold(100.0, 0.1) == pytest.approx(math.log((math.log(100.0) + 1.0) / 0.1))
+    # w*: a distribution; two arms symmetric around 1/2 share the samples equally; the
+    # best arm and its closest competitor get the most.
+    w = optimal_proportions(np.array([0.5, 0.45, 0.43, 0.4, 0.3]))
+    assert w.sum() == pytest.approx(1.0) and (w > 0).all() and np.argmax(w) in (0, 1) and np.argmin(w) == 4
+    np.testing.assert_allclose(optimal_proportions(np.array([0.6, 0.4])), [0.5, 0.5], atol=1e-6)
+    answer, samples, counts, stopped = run_track_and_stop(Instance([[0.7], [0.3]], 0.05), delta=0.1, seed=3)
+    assert stopped and answer == 0 and samples == counts.sum()
+    with pytest.raises(ValueError, match="one attribute"):
+        run_track_and_stop(gbai.table1_example())
+
+
+def test_track_and_stop_proportions_match_the_grouped_oracle_on_plain_best_arm():
+    from gbai.tools.track_and_stop import optimal_proportions
+
+    # Two independent solvers of the same problem: the reference's two nested
+    # bisections (plain best arm) and the package's structured oracle on the same
+    # arms as an M = 1 instance whose threshold (0.001) is too far below every mean
+    # for a feasibility alternative to bind. Both solve to about 1e-6 relative, so
+    # 1e-4 leaves room for the oracle's certified gap (tol 1e-5) and nothing else.
+    means = np.array([0.5, 0.45, 0.43, 0.4, 0.3])
+    w = optimal_proportions(means)
+
+    def cost(b):
+        mixed = (w[0] * means[0] + w[b] * means[b]) / (w[0] + w[b])
+        return w[0] * gbai.kl_bernoulli(means[0], mixed) + w[b] * gbai.kl_bernoulli(means[b], mixed)
+
+    t_star = 1.0 / min(cost(b) for b in range(1, means.size))
+    oracle = gbai.characteristic_time(Instance(means[:, None], 0.001))
+    assert oracle.T_star == pytest.approx(t_star, rel=1e-4)
+    np.testing.assert_allclose(oracle.w_star[:, 0], w, atol=1e-3)
+
+
+def test_near_limit_best_arm_table_against_the_reference():
+    from gbai.tools import near_limit
+    from gbai.tools.track_and_stop import run_track_and_stop
+
+    table = near_limit.bai_comparison(n_runs=3, deltas=(0.1,), workers=1, cache_dir=None)
+    assert list(table["instance"]) == list(near_limit.bai_instances())
+    first = near_limit.bai_instances()[table["instance"][0]]
+    reference = [run_track_and_stop(first, delta=0.1, seed=gbai.run_seed(2024, r))[1] for r in range(3)]
+    assert table["TaS (heuristic)"][0] == pytest.approx(np.mean(reference))
+    ratio = table["betting"] / table["TaS (heuristic)"]
+    np.testing.assert_allclose(table["betting / TaS"], ratio)

@@ -1,7 +1,8 @@
-"""How close Betting-GBAI comes to the limit: longer measurements than notebooks 11 and 12 make.
+"""How close Betting-GBAI (or ``--algorithm SPEC``) comes to the limit: longer measurements than notebooks 11-12.
 
-``python -m gbai.tools.near_limit`` runs four long sweeps (about half an hour on two
-cores at the defaults) and prints each as a Markdown table. It also writes each
+``python -m gbai.tools.near_limit`` runs five long sweeps (about half an hour on two
+cores at the defaults for the first four; the best-arm part adds about nine minutes,
+its Track-and-Stop runs on one core) and prints each as a Markdown table. It also writes each
 table as a CSV file to ``--out``:
 
 * ``bernoulli_ratios.csv``: on every instance of experiments 1-3 and the varying-N
@@ -13,8 +14,10 @@ table as a CSV file to ``--out``:
   (:func:`gbai.matching_divergence`);
 * ``error_rates.csv``: error rates at delta = 0.5 on the adversarial instances of
   :func:`adversarial_instances`, with the exact (Clopper-Pearson) 95% upper limit;
-* ``cost.csv``: wall time per run against CSS-LUCB, and one run of a 500 x 20
-  instance.
+* ``cost.csv``: wall time per run against CSS-LUCB (against Betting-GBAI for
+  another ``--algorithm``), and one run of a 500 x 20 instance;
+* ``bai_comparison.csv``: plain best-arm instances (``M = 1``) against
+  Track-and-Stop with the heuristic threshold (:mod:`gbai.tools.track_and_stop`).
 
 Runs go through :func:`gbai.sweep` and its cache, so an interrupted measurement
 resumes where it stopped, and a second one reads the stored runs.
@@ -30,12 +33,15 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 from scipy import stats
+from tqdm import tqdm
 
 from ..experiments import get_experiment, sweep_experiment
+from ..algorithms import resolve
 from ..paper.model import Instance
 from ..simulation import run, run_seed, sweep
 
-__all__ = ["DELTAS", "adversarial_instances", "bernoulli_ratios", "beta_comparison", "cost", "error_rates", "main"]
+__all__ = ["DELTAS", "adversarial_instances", "bai_comparison", "bai_instances", "bernoulli_ratios", "beta_comparison",
+           "cost", "error_rates", "main"]
 
 #: The confidence levels of the Bernoulli table, from the paper's 0.1 down to 1e-10.
 DELTAS = (1e-1, 1e-2, 1e-3, 1e-6, 1e-10)
@@ -62,15 +68,16 @@ def _all_experiments(algorithms, *, n_runs, delta, seed, reward, workers, cache_
 
 
 def bernoulli_ratios(n_runs: int = 200, deltas: Sequence[float] = DELTAS, seed: int = 2024, workers: int | None = None,
-                     cache_dir="default", experiments: Sequence[str] = EXPERIMENTS) -> pd.DataFrame:
-    """Betting-GBAI's mean samples over ``T* kl(delta, 1-delta)``, Bernoulli rewards.
+                     cache_dir="default", experiments: Sequence[str] = EXPERIMENTS,
+                     algorithm: str = ALGORITHM) -> pd.DataFrame:
+    """An algorithm's (default Betting-GBAI) mean samples over ``T* kl(delta, 1-delta)``, Bernoulli rewards.
 
     One row per instance, one ``ratio at delta`` column per delta, then ``falls``:
     whether the ratio decreases at every step from the largest delta to the smallest.
     """
     rows = []
     for delta in deltas:
-        summary = _all_experiments([ALGORITHM], n_runs=n_runs, delta=delta, seed=seed, reward="bernoulli",
+        summary = _all_experiments([algorithm], n_runs=n_runs, delta=delta, seed=seed, reward="bernoulli",
                                    workers=workers, cache_dir=cache_dir, experiments=experiments)
         rows.append(summary.assign(delta=delta))
     table = pd.concat(rows, ignore_index=True)
@@ -85,30 +92,32 @@ def bernoulli_ratios(n_runs: int = 200, deltas: Sequence[float] = DELTAS, seed: 
 
 def beta_comparison(n_runs: int = 200, deltas: Sequence[float] = (1e-1, 1e-6), seed: int = 2024,
                     workers: int | None = None, cache_dir="default",
-                    experiments: Sequence[str] = EXPERIMENTS) -> pd.DataFrame:
-    """Betting-GBAI against CSS-LUCB+ on the paper's Beta rewards, same seeds, per instance."""
+                    experiments: Sequence[str] = EXPERIMENTS, algorithm: str = ALGORITHM) -> pd.DataFrame:
+    """An algorithm (default Betting-GBAI) against CSS-LUCB+ on the paper's Beta rewards, same seeds."""
     rows = []
+    name = "betting" if algorithm == ALGORITHM else algorithm
     for delta in deltas:
-        summary = _all_experiments([ALGORITHM, "css-lucb-plus"], n_runs=n_runs, delta=delta, seed=seed,
+        summary = _all_experiments([algorithm, "css-lucb-plus"], n_runs=n_runs, delta=delta, seed=seed,
                                    reward="beta", workers=workers, cache_dir=cache_dir, experiments=experiments)
         wide = summary.pivot_table(index="instance", columns="algorithm", values="mean_samples", sort=False)
         limits = summary.groupby("instance", sort=False)[["T_star_kl", "T_star_kl_bernoulli"]].first()
         rows.append(pd.DataFrame({
-            "delta": delta, "instance": wide.index, "betting": wide[ALGORITHM].to_numpy(),
+            "delta": delta, "instance": wide.index, name: wide[algorithm].to_numpy(),
             "css-lucb-plus": wide["css-lucb-plus"].to_numpy(),
-            "betting / css-lucb-plus": (wide[ALGORITHM] / wide["css-lucb-plus"]).to_numpy(),
-            "betting / K_inf limit": (wide[ALGORITHM] / limits["T_star_kl"]).to_numpy(),
-            "betting / Bernoulli limit": (wide[ALGORITHM] / limits["T_star_kl_bernoulli"]).to_numpy(),
+            f"{name} / css-lucb-plus": (wide[algorithm] / wide["css-lucb-plus"]).to_numpy(),
+            f"{name} / K_inf limit": (wide[algorithm] / limits["T_star_kl"]).to_numpy(),
+            f"{name} / Bernoulli limit": (wide[algorithm] / limits["T_star_kl_bernoulli"]).to_numpy(),
             "max_error_rate": summary.groupby("instance", sort=False)["error_rate"].max().to_numpy()}))
     return pd.concat(rows, ignore_index=True)
 
 
 def error_rates(n_runs: int = 2000, delta: float = 0.5, seed: int = 12, workers: int | None = None,
-                cache_dir="default", rewards: Sequence[str] = ("bernoulli", "beta")) -> pd.DataFrame:
-    """Errors of Betting-GBAI on :func:`adversarial_instances`, with a 95% upper limit."""
+                cache_dir="default", rewards: Sequence[str] = ("bernoulli", "beta"),
+                algorithm: str = ALGORITHM) -> pd.DataFrame:
+    """Errors of an algorithm (default Betting-GBAI) on :func:`adversarial_instances`, with a 95% upper limit."""
     rows = []
     for reward in rewards:
-        table = sweep(adversarial_instances(), [ALGORITHM], n_runs=n_runs, delta=delta, seed=seed, reward=reward,
+        table = sweep(adversarial_instances(), [algorithm], n_runs=n_runs, delta=delta, seed=seed, reward=reward,
                       workers=workers, cache_dir=cache_dir)
         for instance, group in table.groupby("instance", sort=False):
             stopped = int(group["stopped"].sum())
@@ -117,6 +126,48 @@ def error_rates(n_runs: int = 2000, delta: float = 0.5, seed: int = 12, workers:
                          "errors": errors, "error_rate": errors / max(stopped, 1),
                          "upper_95": float(stats.beta.ppf(0.95, errors + 1, max(stopped - errors, 1))),
                          "mean_samples": float(group["samples"].mean())})
+    return pd.DataFrame(rows)
+
+
+def bai_instances() -> dict[str, Instance]:
+    """Classic Bernoulli best-arm instances (Garivier & Kaufmann 2016, Section 6), as ``M = 1`` grouped ones.
+
+    The threshold 0.05 lies below every mean, so every arm is feasible and the
+    answer is the best arm; the grouped algorithms still have to show it feasible.
+    """
+    return {
+        "mu1 = (0.5, 0.45, 0.43, 0.4, 0.3)": Instance([[0.5], [0.45], [0.43], [0.4], [0.3]], 0.05),
+        "mu2 = (0.3, 0.21, 0.2, 0.19, 0.18)": Instance([[0.3], [0.21], [0.2], [0.19], [0.18]], 0.05),
+    }
+
+
+def bai_comparison(n_runs: int = 200, deltas: Sequence[float] = (1e-1, 1e-2), seed: int = 2024,
+                   algorithms: Sequence[str] = (ALGORITHM,), workers: int | None = None,
+                   cache_dir="default") -> pd.DataFrame:
+    """Mean samples on :func:`bai_instances` against Track-and-Stop with the heuristic threshold (same seeds).
+
+    The reference (:mod:`gbai.tools.track_and_stop`) is not delta-correct; its runs
+    are not cached. ``/ TaS`` columns divide each algorithm's mean by the reference's.
+    """
+    from .track_and_stop import run_track_and_stop
+
+    rows = []
+    for delta in deltas:
+        table = sweep(bai_instances(), list(algorithms), n_runs=n_runs, delta=delta, seed=seed, reward="bernoulli",
+                      workers=workers, cache_dir=cache_dir)
+        for name, instance in bai_instances().items():
+            reference = [run_track_and_stop(instance, delta=delta, seed=run_seed(seed, r))
+                         for r in tqdm(range(n_runs), desc="Track-and-Stop", unit="run", smoothing=0.05)]
+            tas = float(np.mean([samples for _, samples, _, _ in reference]))
+            row = {"delta": delta, "instance": name, "TaS (heuristic)": tas,
+                   "TaS errors": int(sum(answer != instance.answer for answer, _, _, _ in reference))}
+            for algorithm in algorithms:
+                group = table[(table["instance"] == name) & (table["algorithm"] == algorithm)]
+                mean = float(group["samples"].mean())
+                row[algorithm] = mean
+                row[f"{algorithm} / TaS"] = mean / tas
+                row[f"{algorithm} errors"] = int(group["error"].sum())
+            rows.append(row)
     return pd.DataFrame(rows)
 
 
@@ -129,11 +180,13 @@ def _seconds_per_run(instance, algorithm, n_runs, seed, reward):
 
 
 def cost(n_runs: int = 10, seed: int = 2024, reward: str = "beta", big: tuple[int, int] = (500, 20),
-         experiments: Sequence[str] = EXPERIMENTS) -> pd.DataFrame:
-    """Seconds per run of Betting-GBAI and CSS-LUCB (same seeds) on every paper instance, plus a big one.
+         experiments: Sequence[str] = EXPERIMENTS, algorithm: str = ALGORITHM,
+         baseline: str = "css-lucb") -> pd.DataFrame:
+    """Seconds per run of an algorithm and a baseline (same seeds) on every paper instance, plus a big one.
 
     The big instance has means uniform in [0.35, 0.9] and threshold 0.4 (seed 0),
-    the workload of ``gbai benchmark --scaling``; CSS-LUCB is not run on it.
+    the workload of ``gbai benchmark --scaling``; the baseline is not run on it.
+    Columns keep the default names (``betting``, ``css-lucb``) for any pair.
     """
 
     rows = []
@@ -142,14 +195,14 @@ def cost(n_runs: int = 10, seed: int = 2024, reward: str = "beta", big: tuple[in
         for size in (experiment.sizes or [None]):
             for x in experiment.x_grid:
                 instance = experiment.instance(x, size)
-                betting = _seconds_per_run(instance, ALGORITHM, n_runs, seed, reward)
-                paper = _seconds_per_run(instance, "css-lucb", n_runs, seed, reward)
+                betting = _seconds_per_run(instance, algorithm, n_runs, seed, reward)
+                paper = _seconds_per_run(instance, baseline, n_runs, seed, reward)
                 rows.append({"instance": instance.label, "betting_seconds": betting, "css-lucb_seconds": paper,
                              "betting / css-lucb": betting / paper})
     means = np.random.default_rng(0).uniform(0.35, 0.9, size=big)
     instance = Instance(means, 0.4)
     start = time.perf_counter()
-    result = run(instance, ALGORITHM, seed=run_seed(seed, 0), reward=reward)
+    result = run(instance, algorithm, seed=run_seed(seed, 0), reward=reward)
     rows.append({"instance": f"random {big[0]} x {big[1]} (samples {result.samples}, stopped {result.stopped})",
                  "betting_seconds": time.perf_counter() - start, "css-lucb_seconds": np.nan,
                  "betting / css-lucb": np.nan})
@@ -162,22 +215,35 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--error-runs", type=int, default=2000, help="runs per adversarial instance (default 2000)")
     parser.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
     parser.add_argument("--out", type=Path, default=Path("build/near_limit"), help="folder for the CSV files")
-    parser.add_argument("--only", choices=["bernoulli", "beta", "errors", "cost"], action="append",
-                        help="run only these parts (repeatable; default: all four)")
+    parser.add_argument("--only", choices=["bernoulli", "beta", "errors", "cost", "bai"], action="append",
+                        help="run only these parts (repeatable; default: all five)")
+    parser.add_argument("--algorithm", default=ALGORITHM, help=f"the algorithm spec measured (default {ALGORITHM})")
+    parser.add_argument("--deltas", type=float, nargs="+", default=None,
+                        help="the deltas of the Bernoulli and Beta tables (defaults: theirs)")
+    parser.add_argument("--suffix", default="", help="appended to the CSV file names")
     args = parser.parse_args(argv)
     if args.runs < 1 or args.error_runs < 1 or (args.workers is not None and args.workers < 1):
         parser.error("--runs, --error-runs and --workers must be positive")
     args.out.mkdir(parents=True, exist_ok=True)
+    try:
+        algorithm = resolve(args.algorithm).spec  # named before any run starts
+    except ValueError as error:
+        parser.error(str(error))
     parts = {
-        "bernoulli": ("bernoulli_ratios", lambda: bernoulli_ratios(args.runs, workers=args.workers)),
-        "beta": ("beta_comparison", lambda: beta_comparison(args.runs, workers=args.workers)),
-        "errors": ("error_rates", lambda: error_rates(args.error_runs, workers=args.workers)),
-        "cost": ("cost", lambda: cost()),
+        "bernoulli": ("bernoulli_ratios", lambda: bernoulli_ratios(args.runs, args.deltas or DELTAS,
+                                                                   workers=args.workers, algorithm=algorithm)),
+        "beta": ("beta_comparison", lambda: beta_comparison(args.runs, args.deltas or (1e-1, 1e-6),
+                                                            workers=args.workers, algorithm=algorithm)),
+        "errors": ("error_rates", lambda: error_rates(args.error_runs, workers=args.workers, algorithm=algorithm)),
+        "cost": ("cost", lambda: cost(algorithm=algorithm, baseline=ALGORITHM if algorithm != ALGORITHM
+                                      else "css-lucb")),
+        "bai": ("bai_comparison", lambda: bai_comparison(args.runs, workers=args.workers,
+                                                         algorithms=list(dict.fromkeys([ALGORITHM, algorithm])))),
     }
     for key in args.only or list(parts):
         name, compute = parts[key]
         table = compute()
-        table.to_csv(args.out / f"{name}.csv", index=False)
+        table.to_csv(args.out / f"{name}{args.suffix}.csv", index=False)
         print(f"\n## {name}\n\n{table.to_markdown(index=False, floatfmt='.3g')}", flush=True)
     return 0
 
