@@ -95,18 +95,17 @@ def beta_comparison(n_runs: int = 200, deltas: Sequence[float] = (1e-1, 1e-6), s
                     experiments: Sequence[str] = EXPERIMENTS, algorithm: str = ALGORITHM) -> pd.DataFrame:
     """An algorithm (default Betting-GBAI) against CSS-LUCB+ on the paper's Beta rewards, same seeds."""
     rows = []
-    name = "betting" if algorithm == ALGORITHM else algorithm
     for delta in deltas:
         summary = _all_experiments([algorithm, "css-lucb-plus"], n_runs=n_runs, delta=delta, seed=seed,
                                    reward="beta", workers=workers, cache_dir=cache_dir, experiments=experiments)
         wide = summary.pivot_table(index="instance", columns="algorithm", values="mean_samples", sort=False)
         limits = summary.groupby("instance", sort=False)[["T_star_kl", "T_star_kl_bernoulli"]].first()
         rows.append(pd.DataFrame({
-            "delta": delta, "instance": wide.index, name: wide[algorithm].to_numpy(),
+            "delta": delta, "instance": wide.index, algorithm: wide[algorithm].to_numpy(),
             "css-lucb-plus": wide["css-lucb-plus"].to_numpy(),
-            f"{name} / css-lucb-plus": (wide[algorithm] / wide["css-lucb-plus"]).to_numpy(),
-            f"{name} / K_inf limit": (wide[algorithm] / limits["T_star_kl"]).to_numpy(),
-            f"{name} / Bernoulli limit": (wide[algorithm] / limits["T_star_kl_bernoulli"]).to_numpy(),
+            f"{algorithm} / css-lucb-plus": (wide[algorithm] / wide["css-lucb-plus"]).to_numpy(),
+            f"{algorithm} / K_inf limit": (wide[algorithm] / limits["T_star_kl"]).to_numpy(),
+            f"{algorithm} / Bernoulli limit": (wide[algorithm] / limits["T_star_kl_bernoulli"]).to_numpy(),
             "max_error_rate": summary.groupby("instance", sort=False)["error_rate"].max().to_numpy()}))
     return pd.concat(rows, ignore_index=True)
 
@@ -151,11 +150,12 @@ def bai_comparison(n_runs: int = 200, deltas: Sequence[float] = (1e-1, 1e-2), se
     """
     from .track_and_stop import run_track_and_stop
 
+    instances = bai_instances()
     rows = []
     for delta in deltas:
-        table = sweep(bai_instances(), list(algorithms), n_runs=n_runs, delta=delta, seed=seed, reward="bernoulli",
+        table = sweep(instances, list(algorithms), n_runs=n_runs, delta=delta, seed=seed, reward="bernoulli",
                       workers=workers, cache_dir=cache_dir)
-        for name, instance in bai_instances().items():
+        for name, instance in instances.items():
             reference = [run_track_and_stop(instance, delta=delta, seed=run_seed(seed, r))
                          for r in tqdm(range(n_runs), desc="Track-and-Stop", unit="run", smoothing=0.05)]
             tas = float(np.mean([samples for _, samples, _, _ in reference]))
