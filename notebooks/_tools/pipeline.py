@@ -119,7 +119,11 @@ def execute_notebook(script: Path, target: Path, parameters: dict | None = None,
             kernel_name=KERNEL,
             language="python",
             progress_bar=False,
-            cwd=str(script.parent),
+            # The kernel starts in the notebook's folder. Papermill's own ``cwd=`` would
+            # chdir the whole process for the run, which breaks every other notebook
+            # running at once in this process (``--jobs``) that resolves a relative path;
+            # nbclient gives this folder to the kernel alone.
+            resources={"metadata": {"path": str(script.resolve().parent)}},
             config=kernel_config,
         )
         result = nbformat.read(executed, as_version=4)
@@ -167,7 +171,7 @@ def require(modules: dict[str, str], extra: str, command: str) -> None:
 def _execute(args: argparse.Namespace) -> int:
     from concurrent.futures import ThreadPoolExecutor, as_completed
 
-    folder = Path(args.notebooks)
+    folder = Path(args.notebooks).resolve()
     scripts = notebook_scripts(folder, args.names)
     if not scripts:
         raise ValueError(f"no notebooks in {folder}")

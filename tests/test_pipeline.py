@@ -1,0 +1,64 @@
+"""The notebook runner (``notebooks/_tools/pipeline.py``) when it runs notebooks side by side."""
+
+import os
+import sys
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "notebooks" / "_tools"))
+
+import pipeline  # noqa: E402
+
+# A notebook that reports the folder its kernel runs in, then holds the kernel for a while,
+# long enough for the test to look at the runner's own working directory meanwhile.
+SCRIPT = """# %%
+import os, pathlib, time
+print(os.getcwd())
+pathlib.Path("started").touch()
+time.sleep({hold})
+"""
+
+
+def _write(folder: Path, hold: float) -> Path:
+    folder.mkdir()
+    script = folder / "01_where.py"
+    script.write_text(SCRIPT.format(hold=hold))
+    return script
+
+
+def _printed(notebook: Path) -> str:
+    import nbformat
+
+    cell = nbformat.read(notebook, as_version=4).cells[0]
+    return "".join(output.text for output in cell.outputs if output.output_type == "stream").strip()
+
+
+def test_notebooks_run_side_by_side_leave_the_runner_where_it_was(tmp_path, monkeypatch):
+    # `--jobs 2` runs two notebooks in threads of one process, with relative paths (as
+    # `make test` gives them). The kernel must start in the notebook's folder without
+    # moving the process: a process-wide chdir made every notebook started meanwhile
+    # fail with "No such file or directory".
+    monkeypatch.chdir(tmp_path)
+    first, second = _write(tmp_path / "first", hold=4.0), _write(tmp_path / "second", hold=0.0)
+    errors = []
+
+    def run_first():
+        try:
+            pipeline.execute_notebook(Path("first/01_where.py"), Path("out/first.ipynb"), paired=False)
+        except Exception as error:  # reported by the assertion below
+            errors.append(error)
+
+    thread = threading.Thread(target=run_first)
+    thread.start()
+    deadline = time.monotonic() + 120  # kernel start-up on a loaded 2-core machine; never hang
+    while not (first.parent / "started").exists() and thread.is_alive() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert (first.parent / "started").exists(), f"the first notebook never started: {errors}"
+    assert os.getcwd() == str(tmp_path), "running a notebook moved the whole process"
+    pipeline.execute_notebook(Path("second/01_where.py"), Path("out/second.ipynb"), paired=False)
+    thread.join(timeout=120)
+    assert not thread.is_alive() and not errors, errors
+    assert _printed(tmp_path / "out" / "first.ipynb") == str(first.parent.resolve())
+    assert _printed(tmp_path / "out" / "second.ipynb") == str(second.parent.resolve())
