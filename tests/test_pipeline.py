@@ -62,3 +62,12 @@ def test_notebooks_run_side_by_side_leave_the_runner_where_it_was(tmp_path, monk
     assert not thread.is_alive() and not errors, errors
     assert _printed(tmp_path / "out" / "first.ipynb") == str(first.parent.resolve())
     assert _printed(tmp_path / "out" / "second.ipynb") == str(second.parent.resolve())
+
+
+def test_every_kernel_gets_its_own_socket_folder():
+    # jupyter_client names IPC sockets after the first free file names of the prefix:
+    # two kernels started together under one prefix would bind the same sockets.
+    first, second = pipeline.ipc_prefix(), pipeline.ipc_prefix()
+    assert first != second
+    assert os.path.isdir(os.path.dirname(first)) and os.path.isdir(os.path.dirname(second))
+    assert len(first) < 90  # Unix socket paths are limited to about 100 bytes; "-N" is appended

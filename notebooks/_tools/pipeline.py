@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import atexit
-import functools
 import importlib.util
 import os
 import shutil
@@ -76,11 +75,15 @@ def merge_streams(notebook) -> None:
         cell.outputs = merged
 
 
-@functools.cache
 def ipc_prefix() -> str:
-    """Where this process's kernels put their sockets: an absolute path (the kernel runs in
-    the notebook's folder, nbgrader elsewhere) that is short (Unix sockets allow about
-    100 characters), in a private folder removed at exit."""
+    """Where one kernel puts its sockets: an absolute path (the kernel runs in the
+    notebook's folder, nbgrader elsewhere) that is short (Unix sockets allow about 100
+    characters), in a private folder removed at exit.
+
+    Each call makes a new folder. jupyter_client numbers IPC sockets by the first file
+    names not yet taken, so two kernels started at the same moment in one folder pick
+    the same sockets and read each other's messages ("Invalid Signature").
+    """
     folder = tempfile.mkdtemp(prefix="gbai-ipc-")
     atexit.register(shutil.rmtree, folder, True)
     return os.path.join(folder, "kernel")
@@ -119,6 +122,7 @@ def execute_notebook(script: Path, target: Path, parameters: dict | None = None,
             kernel_name=KERNEL,
             language="python",
             progress_bar=False,
+            start_timeout=300,  # two kernels importing numba on a loaded 2-core machine; still bounded
             # The kernel starts in the notebook's folder. Papermill's own ``cwd=`` would
             # chdir the whole process for the run, which breaks every other notebook
             # running at once in this process (``--jobs``) that resolves a relative path;
