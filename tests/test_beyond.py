@@ -351,6 +351,52 @@ def test_track_and_stop_reference_is_tooling_with_the_heuristic_threshold():
         run_track_and_stop(gbai.table1_example())
 
 
+def test_oracle_stop_statistic_is_the_likelihood_ratio_of_the_true_means():
+    from gbai.tools.track_and_stop import oracle_statistic
+
+    # Against a direct computation from the rewards: log-likelihood of the true means
+    # (the larger one for the empirical best) minus the best fit with mu_b >= mu_a,
+    # found by a bounded search over the common mean (the constrained optimum when
+    # mu_hat_a > mu_hat_b). Agreement to 1e-6 nats: the search's tolerance.
+    rng = np.random.default_rng(11)
+    means = np.array([0.55, 0.5, 0.3])
+    counts = np.array([40, 25, 12])
+    rewards = [rng.random(n) < m for n, m in zip(counts, means)]
+    mu_hat = np.array([r.mean() for r in rewards])
+    a = int(np.argmax(mu_hat))
+
+    def loglik(x, p):
+        return float(np.sum(x * np.log(p) + (1 - x) * np.log(1 - p)))
+
+    direct = math.inf
+    for b in range(3):
+        if b == a:
+            continue
+        hi, lo = max(means[a], means[b]), min(means[a], means[b])
+        pooled = optimize.minimize_scalar(lambda th: -(loglik(rewards[a], th) + loglik(rewards[b], th)),
+                                          bounds=(1e-9, 1 - 1e-9), method="bounded", options={"xatol": 1e-10})
+        direct = min(direct, loglik(rewards[a], hi) + loglik(rewards[b], lo) + pooled.fun)
+    assert oracle_statistic(means, mu_hat, counts, a) == pytest.approx(direct, abs=1e-6)
+
+
+def test_oracle_stop_keeps_its_error_below_delta_and_rejects_what_it_cannot_run():
+    from gbai.tools.track_and_stop import run_track_and_stop
+
+    # Two close arms at delta = 0.5: the level ln(1/delta) is low, so wrong stops are
+    # frequent enough to count. With 400 runs the one-sided 99.9% Clopper-Pearson
+    # lower limit exceeds 0.5 only if the true rate does (a false alarm 0.1% of the time).
+    instance = Instance([[0.5], [0.46]], 0.05)
+    runs = [run_track_and_stop(instance, delta=0.5, seed=gbai.run_seed(7, r), stopping="oracle") for r in range(400)]
+    assert all(stopped for _, _, _, stopped in runs)
+    errors = sum(answer != 0 for answer, _, _, _ in runs)
+    lower = stats.beta.ppf(0.001, errors, 400 - errors + 1) if errors else 0.0
+    assert lower <= 0.5
+    with pytest.raises(ValueError, match="stopping"):
+        run_track_and_stop(instance, stopping="proven")
+    with pytest.raises(ValueError, match="strictly between 0 and 1"):
+        run_track_and_stop(Instance([[1.0], [0.4]], 0.05), stopping="oracle")
+
+
 def test_track_and_stop_proportions_match_the_grouped_oracle_on_plain_best_arm():
     from gbai.tools.track_and_stop import optimal_proportions
 
@@ -381,5 +427,7 @@ def test_near_limit_best_arm_table_against_the_reference():
     first = near_limit.bai_instances()[table["instance"][0]]
     reference = [run_track_and_stop(first, delta=0.1, seed=gbai.run_seed(2024, r))[1] for r in range(3)]
     assert table["TaS (heuristic)"][0] == pytest.approx(np.mean(reference))
+    oracle = [run_track_and_stop(first, delta=0.1, seed=gbai.run_seed(2024, r), stopping="oracle")[1] for r in range(3)]
+    assert table["TaS (oracle stop)"][0] == pytest.approx(np.mean(oracle))
     ratio = table["betting"] / table["TaS (heuristic)"]
     np.testing.assert_allclose(table["betting / TaS"], ratio)

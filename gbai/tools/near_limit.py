@@ -17,7 +17,9 @@ table as a CSV file to ``--out``:
 * ``cost.csv``: wall time per run against CSS-LUCB (against Betting-GBAI for
   another ``--algorithm``), and one run of a 500 x 20 instance;
 * ``bai_comparison.csv``: plain best-arm instances (``M = 1``) against
-  Track-and-Stop with the heuristic threshold (:mod:`gbai.tools.track_and_stop`).
+  Track-and-Stop with the heuristic threshold (:mod:`gbai.tools.track_and_stop`),
+  and the same sampling with the delta-correct stop told the true means (the oracle
+  yardstick: what a proven stop of that form reaches at best).
 
 Runs go through :func:`gbai.sweep` and its cache, so an interrupted measurement
 resumes where it stopped, and a second one reads the stored runs.
@@ -147,6 +149,8 @@ def bai_comparison(n_runs: int = 200, deltas: Sequence[float] = (1e-1, 1e-2), se
 
     The reference (:mod:`gbai.tools.track_and_stop`) is not delta-correct; its runs
     are not cached. ``/ TaS`` columns divide each algorithm's mean by the reference's.
+    ``TaS (oracle stop)`` is the same sampling stopped by the delta-correct yardstick
+    that is told the true means.
     """
     from .track_and_stop import run_track_and_stop
 
@@ -156,11 +160,16 @@ def bai_comparison(n_runs: int = 200, deltas: Sequence[float] = (1e-1, 1e-2), se
         table = sweep(instances, list(algorithms), n_runs=n_runs, delta=delta, seed=seed, reward="bernoulli",
                       workers=workers, cache_dir=cache_dir)
         for name, instance in instances.items():
-            reference = [run_track_and_stop(instance, delta=delta, seed=run_seed(seed, r))
-                         for r in tqdm(range(n_runs), desc="Track-and-Stop", unit="run", smoothing=0.05)]
-            tas = float(np.mean([samples for _, samples, _, _ in reference]))
-            row = {"delta": delta, "instance": name, "TaS (heuristic)": tas,
-                   "TaS errors": int(sum(answer != instance.answer for answer, _, _, _ in reference))}
+            row = {"delta": delta, "instance": name}
+            for stopping, column, errors in (("heuristic", "TaS (heuristic)", "TaS errors"),
+                                             ("oracle", "TaS (oracle stop)", "oracle stop errors")):
+                reference = [run_track_and_stop(instance, delta=delta, seed=run_seed(seed, r), stopping=stopping)
+                             for r in tqdm(range(n_runs), desc=f"Track-and-Stop, {stopping} stop", unit="run",
+                                           smoothing=0.05)]
+                row[column] = float(np.mean([samples for _, samples, _, _ in reference]))
+                row[errors] = int(sum(answer != instance.answer for answer, _, _, _ in reference))
+            tas = row["TaS (heuristic)"]
+            row["TaS (oracle stop) / TaS"] = row["TaS (oracle stop)"] / tas
             for algorithm in algorithms:
                 group = table[(table["instance"] == name) & (table["algorithm"] == algorithm)]
                 mean = float(group["samples"].mean())

@@ -9,6 +9,20 @@ bisections) with forced exploration below ``sqrt(t) - K/2`` samples (Section 3.1
 It runs one-attribute instances (``M = 1``; the threshold is ignored) on the first
 attribute's reward streams of a seed, so it sees the rewards a registered algorithm
 sees on that seed (common random numbers).
+
+``stopping="oracle"`` keeps the sampling and swaps the stop for a yardstick that *is*
+delta-correct but is told the true means: against each other arm ``b`` it needs the
+likelihood ratio of the true means (the larger one given to the empirical best
+``a``) to the best fit with ``mu_b >= mu_a`` to exceed ``(K - 1)/delta``. If ``a`` is
+not the best arm ``a*``, that ratio against ``b = a*`` is at most the ratio to the
+true means, which lie in the fitted set; the latter is a product of per-sample
+Bernoulli likelihood ratios, each of mean at most 1 for any law on [0, 1] (the
+ratio is convex in the reward, so it lies below its chord), hence a nonnegative
+supermartingale whatever the sampling, and Ville's inequality bounds its crossing
+by ``delta/(K - 1)``; ``K - 1`` wrong arms share ``delta``. It pays no price for
+learning the alternative, so it shows what a proven stop of this form reaches at
+best with this sampling. It is a measurement, not an algorithm: no real policy
+knows the means.
 """
 
 from __future__ import annotations
@@ -24,7 +38,11 @@ from ..paper.engine import NO_ANSWER
 from ..paper.model import Instance
 from ..paper.rewards import pair_keys, reward_code, reward_exponents
 
-__all__ = ["heuristic_threshold", "optimal_proportions", "run_track_and_stop", "track_and_stop_kernel"]
+__all__ = ["STOPPING_RULES", "heuristic_threshold", "optimal_proportions", "oracle_statistic", "run_track_and_stop",
+           "track_and_stop_kernel"]
+
+#: Stopping rules of the reference: the heuristic threshold, or the oracle yardstick.
+STOPPING_RULES = ("heuristic", "oracle")
 
 _BISECTIONS = 32
 
@@ -128,8 +146,31 @@ def _chernoff(means, counts):
 
 
 @njit(cache=True)
-def track_and_stop_kernel(means, keys, exponents, model, delta, max_samples):
-    """Run Track-and-Stop; returns ``(answer, samples, counts, stopped)`` (answer: an arm, or NO_ANSWER)."""
+def oracle_statistic(means, mu_hat, counts, a):
+    """The smallest log-likelihood ratio, over arms ``b != a``, of the true means (the larger given
+    to ``a``) to the best fit with ``mu_b >= mu_a``; ``a`` must be the empirical best.
+
+    It equals the Chernoff statistic of the pair minus ``n_a d(mu_hat_a, hi) + n_b d(mu_hat_b, lo)``,
+    the fit of the true means (``d``: the Bernoulli divergence).
+    """
+    z = math.inf
+    for b in range(means.size):
+        if b == a:
+            continue
+        hi, lo = max(means[a], means[b]), min(means[a], means[b])
+        m = (counts[a] * mu_hat[a] + counts[b] * mu_hat[b]) / (counts[a] + counts[b])
+        glr = counts[a] * kl_bernoulli_scalar(mu_hat[a], m) + counts[b] * kl_bernoulli_scalar(mu_hat[b], m)
+        fit = counts[a] * kl_bernoulli_scalar(mu_hat[a], hi) + counts[b] * kl_bernoulli_scalar(mu_hat[b], lo)
+        z = min(z, glr - fit)
+    return z
+
+
+@njit(cache=True)
+def track_and_stop_kernel(means, keys, exponents, model, delta, max_samples, oracle=False):
+    """Run Track-and-Stop; returns ``(answer, samples, counts, stopped)`` (answer: an arm, or NO_ANSWER).
+
+    ``oracle`` replaces the heuristic stop by the oracle yardstick (module docstring).
+    """
     k = means.size
     sums = np.zeros(k)
     counts = np.zeros(k, dtype=np.int64)
@@ -137,10 +178,14 @@ def track_and_stop_kernel(means, keys, exponents, model, delta, max_samples):
         sums[a] += draw(keys[a], 0, means[a], exponents[a], model)
         counts[a] = 1
     t = k
+    level = math.log(max(k - 1, 1) / delta)
     while True:
         mu_hat = sums / counts
         a_hat, z = _chernoff(mu_hat, counts)
-        if z > heuristic_threshold(t, delta):
+        if oracle:
+            if oracle_statistic(means, mu_hat, counts, a_hat) > level:
+                return a_hat, t, counts, True
+        elif z > heuristic_threshold(t, delta):
             return a_hat, t, counts, True
         if t + 1 > max_samples:
             return NO_ANSWER, t, counts, False
@@ -163,15 +208,21 @@ def track_and_stop_kernel(means, keys, exponents, model, delta, max_samples):
 
 
 def run_track_and_stop(instance: Instance, *, delta: float = 0.1, seed=0, reward: str = "bernoulli",
-                       max_samples: int = 10_000_000) -> tuple[int, int, np.ndarray, bool]:
+                       max_samples: int = 10_000_000, stopping: str = "heuristic") -> tuple[int, int, np.ndarray, bool]:
     """Run the reference on a one-attribute instance; returns ``(answer, samples, counts, stopped)``.
 
-    Heuristic threshold, not delta-correct (module docstring). ``instance`` must have
-    ``M = 1``; its threshold is ignored (plain best-arm identification). The rewards
-    are the first attribute's streams of ``seed`` (:func:`gbai.paper.rewards.pair_keys`).
+    ``stopping="heuristic"``: the heuristic threshold, not delta-correct;
+    ``"oracle"``: the delta-correct yardstick told the true means (module docstring).
+    ``instance`` must have ``M = 1``; its threshold is ignored (plain best-arm
+    identification). The rewards are the first attribute's streams of ``seed``
+    (:func:`gbai.paper.rewards.pair_keys`).
     """
     if not isinstance(instance, Instance) or instance.n_attributes != 1:
         raise ValueError("the Track-and-Stop reference needs a gbai Instance with one attribute (M = 1)")
+    if stopping not in STOPPING_RULES:
+        raise ValueError(f"stopping must be one of {list(STOPPING_RULES)}, got {stopping!r}")
+    if stopping == "oracle" and not ((instance.means > 0.0) & (instance.means < 1.0)).all():
+        raise ValueError("the oracle stop needs every mean strictly between 0 and 1 (its likelihoods must be finite)")
     if not 0.0 < delta < 1.0:
         raise ValueError(f"delta must lie in (0, 1), got {delta!r}")
     if int(max_samples) < instance.n_arms:
@@ -180,5 +231,5 @@ def run_track_and_stop(instance: Instance, *, delta: float = 0.1, seed=0, reward
     keys = np.ascontiguousarray(pair_keys(seed, instance.n_arms, 1)[:, 0])
     answer, samples, counts, stopped = track_and_stop_kernel(
         means, keys, np.ascontiguousarray(reward_exponents(means)), reward_code(reward), float(delta),
-        np.int64(max_samples))
+        np.int64(max_samples), stopping == "oracle")
     return int(answer), int(samples), counts, bool(stopped)
