@@ -1,7 +1,7 @@
 """How close Betting-GBAI (or ``--algorithm SPEC``) comes to the limit: longer measurements than notebooks 11-12.
 
 ``python -m gbai.tools.near_limit`` runs five long sweeps (about half an hour on two
-cores at the defaults for the first four; the best-arm part adds about nine minutes,
+cores at the defaults for the first four; the best-arm part adds about 18 minutes,
 its Track-and-Stop runs on one core) and prints each as a Markdown table. It also writes each
 table as a CSV file to ``--out``:
 
