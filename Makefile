@@ -34,19 +34,24 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 	feedback export paper benchmark clean
 
 help:
-	@echo "make figures      regenerate every figure (notebooks run headless, results cached in .cache/)"
-	@echo "make test         pytest + nbval on the notebooks executed with quick=True"
-	@echo "make lab          JupyterLab on the notebooks (LAB_PORT=$(LAB_PORT), LAB_ARGS=--no-browser ...)"
-	@echo "make course-lab   JupyterLab with nbgrader's teacher tools, in the course folder $(COURSE)/"
-	@echo "make book         static HTML site of the executed notebooks in build/book/"
-	@echo "make assignments  student versions + nbgrader course in $(COURSE)/ (ASSIGNMENT=01 for one)"
-	@echo "make autograde    grade $(COURSE)/submitted/<student>/<assignment>/ again -> grades.csv, grades-totals.csv"
-	@echo "                  (one student or assignment: make autograde STUDENT=alice ASSIGNMENT=05_experiment_1)"
-	@echo "make feedback     HTML feedback for every graded submission (STUDENT=, ASSIGNMENT= as above)"
-	@echo "make export       rewrite grades.csv (per item) and grades-totals.csv (per student) from the gradebook"
-	@echo "make test-grading the grading tests on every notebook (make test grades notebook 1)"
-	@echo "make paper        build paper/report.pdf (needs a LaTeX toolchain)"
-	@echo "make benchmark    print the engines' throughput"
+	@echo "make install         create .venv with gbai and every extra, and its Jupyter kernel (the other targets do it too)"
+	@echo "make figures         regenerate every figure (notebooks run headless, results cached in .cache/)"
+	@echo "make test            pytest + nbval on the notebooks executed with quick=True (test-package, then test-notebooks)"
+	@echo "make test-package    the test suite alone (pytest tests/)"
+	@echo "make test-notebooks  nbval on the notebooks executed with quick=True, in $(QUICK)/"
+	@echo "make lab             JupyterLab on the notebooks (LAB_PORT=$(LAB_PORT), LAB_ARGS=--no-browser ...)"
+	@echo "make course-lab      JupyterLab with nbgrader's teacher tools, in the course folder $(COURSE)/"
+	@echo "make book            static HTML site of the executed notebooks in build/book/"
+	@echo "make assignments     student versions + nbgrader course in $(COURSE)/ (ASSIGNMENT=01 for one)"
+	@echo "make autograde       grade $(COURSE)/submitted/<student>/<assignment>/ again -> grades.csv, grades-totals.csv"
+	@echo "                     (one student or assignment: make autograde STUDENT=alice ASSIGNMENT=05_experiment_1)"
+	@echo "make feedback        HTML feedback for every graded submission (STUDENT=, ASSIGNMENT= as above)"
+	@echo "make export          rewrite grades.csv (per item) and grades-totals.csv (per student) from the gradebook"
+	@echo "make test-grading    the grading tests on every notebook (make test grades notebook 1)"
+	@echo "make paper           build paper/report.pdf (needs a LaTeX toolchain)"
+	@echo "make benchmark       print the engines' throughput"
+	@echo "make clean           remove build/ and the result cache .cache/ (keeps .venv)"
+	@echo "make help            this list"
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "gbai needs Python >= 3.11, found " + sys.version' \
