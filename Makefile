@@ -116,14 +116,25 @@ feedback: $(STAMP)
 export: $(STAMP)
 	$(BIN)/python notebooks/_tools/pipeline.py export --output $(COURSE)
 
+# The report's PDF is committed: make paper rebuilds it from scratch in build/paper/ (aux files
+# stay there), checks the log, and copies the PDF to paper/report.pdf. The same sources give
+# the same bytes: a fixed date, no trailer ID; the PDF's metadata holds the sources' fingerprint.
+PAPER_BUILD := build/paper
+# The date stamped in the PDF: 2026-01-01T00:00:00Z.
+PAPER_DATE := 1767225600
+
 paper:
-	@if command -v latexmk > /dev/null; then \
-		cd paper && latexmk -pdf -interaction=nonstopmode report.tex; \
-	elif command -v pdflatex > /dev/null; then \
-		cd paper && pdflatex -interaction=nonstopmode report.tex && pdflatex -interaction=nonstopmode report.tex; \
-	else \
-		echo "make paper needs latexmk or pdflatex (e.g. apt install texlive-latex-extra); skipping"; \
-	fi
+	@command -v latexmk > /dev/null && command -v pdflatex > /dev/null || { echo "make paper needs latexmk and" \
+		"pdflatex (Debian/Ubuntu: apt install latexmk texlive-latex-extra texlive-science)"; exit 2; }
+	rm -rf $(PAPER_BUILD)
+	mkdir -p $(PAPER_BUILD)
+	fingerprint=$$($(PYTHON) paper/report_tools.py fingerprint) && cd paper && \
+		SOURCE_DATE_EPOCH=$(PAPER_DATE) FORCE_SOURCE_DATE=1 latexmk -pdf -interaction=nonstopmode -halt-on-error \
+		-quiet -outdir="$(CURDIR)/$(PAPER_BUILD)" \
+		-usepretex="\pdftrailerid{}\def\sourcefingerprint{$$fingerprint}" report.tex
+	$(PYTHON) paper/report_tools.py check $(PAPER_BUILD)/report.log
+	cp $(PAPER_BUILD)/report.pdf paper/report.pdf
+	@echo "paper/report.pdf rebuilt (log: $(PAPER_BUILD)/report.log)"
 
 benchmark: $(STAMP)
 	$(BIN)/python -m gbai.tools.benchmark
