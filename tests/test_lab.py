@@ -10,10 +10,10 @@ changed; edit one Markdown cell and check that the edit reaches the ``.py`` and 
 ``.ipynb`` and nothing else; and store a notebook as a machine with another Python
 patch version would have, then open and save it here.
 
-Without a browser the browser tests skip with a one-line reason on a user's machine
-and fail in CI (``CI`` set), where ``.ci/run`` installs Chromium. ``GBAI_BROWSER``
-names the browser to use; ``GBAI_SCREENSHOTS`` a folder for the screenshots taken
-after opening and after saving (default: pytest's temporary folder).
+The browser is the ``browser`` fixture of ``conftest.py``: without one the browser
+tests skip with a one-line reason on a user's machine and fail in CI. ``GBAI_SCREENSHOTS``
+names a folder for the screenshots taken after opening and after saving (default:
+pytest's temporary folder).
 """
 
 import json
@@ -34,7 +34,6 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ("01_problem_setup", "05_experiment_1")
 TOKEN = "gbai-test-token"
-BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 # Lab, a kernel and Chromium on a shared 2-core machine: generous, but bounded.
 TIMEOUT_MS = 180_000
 
@@ -58,24 +57,6 @@ def _request(url: str, method: str = "GET", body: dict | None = None):
         "Authorization": f"token {TOKEN}", "Content-Type": "application/json"})
     with urllib.request.urlopen(request, timeout=60) as response:
         return response.status, response.read().decode()
-
-
-def _in_ci() -> bool:
-    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
-
-
-def _unavailable(reason: str):
-    """A missing browser fails the run in CI and skips it elsewhere."""
-    if _in_ci():
-        pytest.fail(f"CI must run the browser test of make lab, but {reason}")
-    pytest.skip(f"{reason}: the browser test of make lab is skipped")
-
-
-def _find_browser() -> str | None:
-    named = os.environ.get("GBAI_BROWSER")
-    if named:
-        return shutil.which(named) or (named if os.access(named, os.X_OK) else None)
-    return next((found for found in map(shutil.which, BROWSERS) if found), None)
 
 
 @pytest.fixture(scope="module")
@@ -132,25 +113,6 @@ def lab(tmp_path_factory):
         except subprocess.TimeoutExpired:
             os.killpg(server.pid, signal.SIGKILL)
             server.wait()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _unavailable("Playwright is not installed (pip install -e '.[test]')")
-    executable = _find_browser()
-    if executable is None:
-        _unavailable("no Chromium is installed (apt install chromium, or set GBAI_BROWSER)")
-    # Chromium refuses to start as root with its sandbox on (containers, CI machines).
-    arguments = ["--no-sandbox"] if os.geteuid() == 0 else []
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=executable, args=arguments)
-        try:
-            yield launched
-        finally:
-            launched.close()
 
 
 @pytest.fixture(scope="module")
