@@ -1,8 +1,8 @@
 """Tools of ``make paper``: the fingerprint of the report's sources, and the checks of a build's log.
 
 ``python paper/report_tools.py fingerprint`` prints the SHA-256 fingerprint of the
-sources (every ``paper/*.tex``, every ``paper/*.bib`` and every figure file the
-``.tex`` files include), which ``make paper`` stores in the PDF's metadata
+sources (``paper/report.tex``, every ``.tex`` file it reads, its bibliography and
+every figure file they include), which ``make paper`` stores in the PDF's metadata
 (``/SourceFingerprint``); ``tests/test_report.py`` compares it with the current files,
 so a committed ``paper/report.pdf`` older than its sources fails the tests.
 
@@ -27,6 +27,8 @@ PAPER = Path(__file__).resolve().parent
 #: A line may stick out of the text block by a hair (invisible); wider is a defect.
 MAX_OVERFULL_PT = 10.0
 _GRAPHICS = re.compile(r"\\includegraphics\s*(?:\[[^\]]*\])?\s*\{([^}]+)\}")
+_INPUT = re.compile(r"\\(?:input|include)\s*\{([^}]+)\}")
+_BIBLIOGRAPHY = re.compile(r"\\bibliography\s*\{([^}]+)\}")
 _EXTENSIONS = (".pdf", ".png", ".jpg", ".jpeg")
 
 
@@ -34,18 +36,43 @@ def _uncommented(tex: str) -> str:
     return "\n".join(re.sub(r"(?<!\\)%.*", "", line) for line in tex.splitlines())
 
 
-def source_files(paper: Path = PAPER) -> list[Path]:
-    """The files the report is built from: ``paper/*.tex``, ``paper/*.bib`` and every figure they include.
+def source_files(paper: Path = PAPER, main: str = "report.tex") -> list[Path]:
+    """The files the report is built from: ``main``, every ``.tex`` it reads (``\\input``,
+    ``\\include``, followed through), the ``.bib`` files of its ``\\bibliography`` and every
+    figure any of them includes.
 
     A figure named without an extension is the file pdfLaTeX would pick (``.pdf``,
-    then ``.png``, ``.jpg``); a figure that does not exist raises ``FileNotFoundError``.
+    then ``.png``, ``.jpg``); a figure or a bibliography that does not exist raises
+    ``FileNotFoundError``. An ``\\input`` file that is not in ``paper/`` belongs to the
+    TeX distribution; a ``.tex`` file in ``paper/`` that the report does not read (a
+    draft, a generated file not used yet) is not a source.
     """
-    texts = sorted(paper.glob("*.tex"))
-    if not texts:
-        raise FileNotFoundError(f"no .tex file in {paper}")
-    figures = set()
-    for tex in texts:
-        for name in _GRAPHICS.findall(_uncommented(tex.read_text(encoding="utf-8"))):
+    texts: list[Path] = []
+    bibliographies: list[Path] = []
+    figures: set[Path] = set()
+    pending = [paper / main]
+    while pending:
+        tex = pending.pop(0)
+        if tex in texts:
+            continue
+        if not tex.is_file():
+            if tex.parent == paper and tex.name != main:
+                continue  # not in paper/: a file of the TeX distribution (glyphtounicode, ...)
+            raise FileNotFoundError(f"no {tex.name} in {paper}")
+        texts.append(tex)
+        text = _uncommented(tex.read_text(encoding="utf-8"))
+        for name in _INPUT.findall(text):
+            path = paper / name.strip()
+            pending.append(path if path.suffix == ".tex" else path.with_name(path.name + ".tex"))
+        for names in _BIBLIOGRAPHY.findall(text):
+            for name in names.split(","):
+                path = paper / name.strip()
+                path = path if path.suffix == ".bib" else path.with_name(path.name + ".bib")
+                if not path.is_file():
+                    raise FileNotFoundError(f"{tex.name} cites from {path.name}, which does not exist")
+                if path not in bibliographies:
+                    bibliographies.append(path)
+        for name in _GRAPHICS.findall(text):
             path = paper / name.strip()
             candidates = [path] if path.suffix.lower() in _EXTENSIONS else [
                 path.with_name(path.name + extension) for extension in _EXTENSIONS]
@@ -53,7 +80,7 @@ def source_files(paper: Path = PAPER) -> list[Path]:
             if found is None:
                 raise FileNotFoundError(f"{tex.name} includes {name}, which does not exist")
             figures.add(found.resolve())
-    return texts + sorted(paper.glob("*.bib")) + sorted(figures)
+    return texts + bibliographies + sorted(figures)
 
 
 def fingerprint(paper: Path = PAPER) -> str:

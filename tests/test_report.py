@@ -1,7 +1,7 @@
 """The committed report, paper/report.pdf, against its sources: no LaTeX needed.
 
-``make paper`` builds the PDF and stores the fingerprint of its sources (every
-``paper/*.tex`` and ``paper/*.bib``, every figure they include; see
+``make paper`` builds the PDF and stores the fingerprint of its sources (``report.tex``,
+every ``.tex`` file it reads, its bibliography and every figure they include; see
 ``paper/report_tools.py``) in its metadata. These tests read the committed PDF as a
 reader's viewer does (pypdf): it must come from the current sources, hold every figure
 environment of the ``.tex`` files with its caption, each figure on a page within one
@@ -82,7 +82,7 @@ def test_the_report_is_built_from_the_current_sources(report):
     stored = (report.metadata or {}).get("/SourceFingerprint")
     assert stored, f"paper/report.pdf holds no fingerprint of its sources (not built by make paper): {REBUILD}"
     assert stored == _report_tools().fingerprint(PAPER), (
-        f"paper/report.pdf was built from other sources than the current paper/*.tex, paper/*.bib and "
+        f"paper/report.pdf was built from other sources than the current report.tex, the files it reads and "
         f"the figures they include: {REBUILD}")
 
 
@@ -92,10 +92,12 @@ def test_the_fingerprint_covers_every_source_and_changes_with_any(tmp_path):
     figures = tmp_path / "figures"
     paper.mkdir()
     figures.mkdir()
-    (paper / "report.tex").write_text("\\includegraphics[width=2cm]{../figures/a.pdf}\n\\input{results}\n"
-                                      "% \\includegraphics{../figures/commented-out}\n")
+    (paper / "report.tex").write_text("\\input{glyphtounicode}\n\\includegraphics[width=2cm]{../figures/a.pdf}\n"
+                                      "\\input{results}\n% \\includegraphics{../figures/commented-out}\n"
+                                      "\\bibliography{references}\n")
     (paper / "results.tex").write_text("\\newcommand{\\runs}{300}\n\\includegraphics{../figures/b}\n")
     (paper / "references.bib").write_text("@misc{x, title={X}}\n")
+    (paper / "draft.tex").write_text("not read by the report\n")
     (figures / "a.pdf").write_bytes(b"%PDF a")
     (figures / "b.png").write_bytes(b"PNG b")
     (figures / "unused.pdf").write_bytes(b"%PDF unused")
@@ -108,8 +110,9 @@ def test_the_fingerprint_covers_every_source_and_changes_with_any(tmp_path):
         path.write_bytes(content + b" ")
         assert tools.fingerprint(paper) != before, f"a change of {path.name} leaves the fingerprint as it was"
         path.write_bytes(content)
-    (figures / "unused.pdf").write_bytes(b"%PDF changed")
-    assert tools.fingerprint(paper) == before, "a figure the report does not include changed the fingerprint"
+    for unused in (figures / "unused.pdf", paper / "draft.tex"):
+        unused.write_bytes(b"changed")
+    assert tools.fingerprint(paper) == before, "a file the report does not read changed the fingerprint"
     (figures / "a.pdf").unlink()
     with pytest.raises(FileNotFoundError, match="a.pdf"):
         tools.fingerprint(paper)
