@@ -2,7 +2,7 @@
 
 def test_replicate_experiment_reports_the_claim_and_the_budget(tmp_path, monkeypatch):
     """The shared cells of notebooks 5-7: a small sweep, its figure and its report."""
-    from gbai.plotting import replicate_experiment
+    from gbai.studies import replicate_experiment
 
     monkeypatch.setenv("GBAI_FIGURES_DIR", str(tmp_path))
     replication, _ = replicate_experiment("exp1", "replication", n_runs=2, delta=0.1, seed=0, workers=1)

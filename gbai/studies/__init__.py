@@ -1,0 +1,18 @@
+"""Studies: sweeps turned into the paper's figures and into our claims, above the runs.
+
+* :mod:`gbai.studies.figures`: the paper's claim for each Section VI experiment
+  (:func:`replicate_experiment`, notebooks 5-7);
+* :mod:`gbai.studies.published`: the published Figures 1 and 2, their verdicts and
+  the analyses that explain them (notebook 9);
+* :mod:`gbai.studies.near_limit`: how close an algorithm comes to the limit, with the
+  plain best-arm references of :mod:`gbai.studies.references`
+  (``python -m gbai.tools.near_limit``).
+
+Studies import the runs, the registry and the plots; nothing in the layers below
+imports them.
+"""
+
+from . import near_limit, published, references
+from .figures import Replication, replicate_experiment
+
+__all__ = ["Replication", "near_limit", "published", "references", "replicate_experiment"]
