@@ -28,7 +28,7 @@ def _entries() -> list[tuple[str, str, list[str]]]:
             current = (_name(line), line, [])
             entries.append(current)
         elif current is not None and line.strip().startswith("#"):
-            current[2].append(line.strip("# ").strip())
+            current[2].append(re.sub(r"^#\s*(via\s+)?", "", line.strip()))
     return entries
 
 
