@@ -136,13 +136,15 @@ def test_license_and_citation_match_the_package():
     assert license_text.startswith("MIT License") and "gbai developers" in license_text
     citation = yaml.safe_load((ROOT / "CITATION.cff").read_text())
     assert citation["cff-version"] == "1.2.0" and citation["type"] == "software"
-    assert citation["version"] == project["version"], "CITATION.cff names another version than pyproject.toml"
+    from gbai.version import __version__
+
+    assert citation["version"] == __version__, "CITATION.cff names another version than gbai/version.py"
     assert citation["license"] == project["license"]
     papers = [reference for reference in citation.get("references", []) if "2412.08031" in str(reference)]
     assert papers, "CITATION.cff does not name the paper (arXiv 2412.08031)"
     citing = (ROOT / "README.md").read_text().split("## Citing", 1)[1]
     assert "@article{dharod2024constrained" in citing and "@software{gbai" in citing
-    assert f"version = {{{project['version']}}}" in citing, "the README cites another version of the software"
+    assert f"version = {{{__version__}}}" in citing, "the README cites another version of the software"
 
 
 def test_setuptools_finds_every_subpackage():
