@@ -289,3 +289,58 @@ def test_the_readers_lab_shows_the_notebooks_without_tools_or_teacher_tools(lab)
     config = json.loads(page.split('id="jupyter-config-data"', 1)[1].split(">", 1)[1].split("</script>", 1)[0])
     assert "@jupyter/nbgrader" in config.get("disabledExtensions", []), "nbgrader's Lab extension is enabled"
     assert "nbgrader" not in log.read_text(), "nbgrader's server extensions were loaded"
+
+
+def _reader_contents():
+    sys.path.insert(0, str(ROOT / "notebooks" / "_tools" / "reader_lab"))
+    try:
+        import reader_contents
+    finally:
+        sys.path.pop(0)
+    return reader_contents
+
+
+def test_the_readers_lab_demotes_only_notices_a_reader_cannot_act_on():
+    pytest.importorskip("jupytext", reason="the notebooks extra is not installed")
+    import logging
+
+    from tornado.websocket import WebSocketClosedError
+
+    quiet = _reader_contents().QuietLogFilter()
+
+    def record(level, message, error=None):
+        exc_info = (type(error), error, None) if error else None
+        return logging.LogRecord("ServerApp", level, __file__, 1, message, None, exc_info)
+
+    trust = record(logging.WARNING, "Notebook 05_experiment_1.ipynb is not trusted")
+    ping = record(logging.WARNING, "The websocket_ping_timeout (90000) cannot be longer than the "
+                                   "websocket_ping_interval (30000).\nSetting websocket_ping_timeout=30000")
+    for notice in (trust, ping):
+        assert quiet.filter(notice) and notice.levelno == logging.INFO and notice.levelname == "INFO"
+    assert not quiet.filter(record(logging.ERROR, "Task exception was never retrieved", WebSocketClosedError()))
+    other = record(logging.WARNING, "Notebook 05_experiment_1.ipynb is more recent than 05_experiment_1.py")
+    assert quiet.filter(other) and other.levelno == logging.WARNING
+    failure = record(logging.ERROR, "Task exception was never retrieved", RuntimeError("a real failure"))
+    assert quiet.filter(failure) and failure.levelno == logging.ERROR
+
+
+def test_a_saved_notebook_keeps_the_language_info_of_its_file(tmp_path):
+    pytest.importorskip("jupytext", reason="the notebooks extra is not installed")
+    keep = _reader_contents().keep_stored_language_info
+
+    class Contents:
+        def _get_os_path(self, path):
+            return str(tmp_path / path)
+
+    stored = {"name": "python", "version": "3.11.0"}
+    running = {"name": "python", "version": "3.12.9"}
+    (tmp_path / "stored.ipynb").write_text(json.dumps({"metadata": {"language_info": stored}, "cells": []}))
+    (tmp_path / "bare.ipynb").write_text(json.dumps({"metadata": {}, "cells": []}))
+    for name, expected in (("stored.ipynb", stored), ("bare.ipynb", None), ("new.ipynb", None)):
+        model = {"type": "notebook", "content": {"metadata": {"language_info": dict(running), "kernelspec": {}}}}
+        keep(model=model, path=name, contents_manager=Contents())
+        assert model["content"]["metadata"].get("language_info") == expected, name
+        assert model["content"]["metadata"]["kernelspec"] == {}
+    text = {"type": "file", "content": "print(1)\n"}
+    keep(model=text, path="script.py", contents_manager=Contents())
+    assert text == {"type": "file", "content": "print(1)\n"}

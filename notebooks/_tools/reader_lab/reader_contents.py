@@ -27,6 +27,7 @@ from pathlib import Path
 
 from jupytext import AsyncTextFileContentsManager
 from tornado.log import gen_log
+from tornado.websocket import WebSocketClosedError
 
 __all__ = ["QuietLogFilter", "ReaderContentsManager", "kernel_language_info", "keep_stored_language_info"]
 
@@ -84,9 +85,14 @@ class QuietLogFilter(logging.Filter):
       milliseconds and defaults the timeout to three intervals; Tornado reads the same
       two numbers as seconds and clamps the timeout it never reaches (30000 s) to the
       interval. Nothing changes; logged as information.
+    * asyncio's "Task exception was never retrieved ... WebSocketClosedError": a browser
+      tab closed while the server was still writing to its websocket; what was lost was
+      for that tab. Dropped.
     """
 
     def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info and isinstance(record.exc_info[1], WebSocketClosedError):
+            return False
         message = str(record.msg)
         if record.levelno == logging.WARNING and (
                 message.endswith("is not trusted") or message.startswith("The websocket_ping_timeout")):
@@ -101,7 +107,7 @@ class ReaderContentsManager(AsyncTextFileContentsManager):
         super().__init__(**kwargs)
         self.register_pre_save_hook(keep_stored_language_info)
         quiet = QuietLogFilter()
-        for log in (self.log, gen_log):
+        for log in (self.log, gen_log, logging.getLogger("asyncio")):
             if not any(isinstance(existing, QuietLogFilter) for existing in log.filters):
                 log.addFilter(quiet)
         self._language_info: dict[str, dict | None] = {}
