@@ -75,6 +75,15 @@ def test_prose_links_notebooks_paper_items_citations_api_and_downloads():
     assert "{py:obj}`gbai.run`" in api.source and "{py:obj}`gbai.plotting.savefig`" not in api.source
 
 
+def test_a_name_imported_from_a_module_of_the_api_page_links_there():
+    cell = nbformat.v4.new_code_cell("from gbai.studies import replicate_experiment\nreplicate_experiment('exp1')")
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# 5. A page"), cell])
+    public = {**PUBLIC, "replicate_experiment": "gbai.studies.replicate_experiment"}
+    page = prepare_page(notebook, "05_page", STEMS, public, "_downloads_src")
+    api = next(cell for cell in page.cells if "api-links" in cell.metadata.get("tags", []))
+    assert "{py:obj}`gbai.studies.replicate_experiment`" in api.source
+
+
 def test_the_own_page_links_its_own_paper_items_to_the_paper():
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# 6. A page\n\nFigure 1(b) here.")])
     page = prepare_page(notebook, "06_page", STEMS, PUBLIC, "_downloads_src")
