@@ -4,12 +4,12 @@ import math
 
 import numpy as np
 import pytest
-from scipy import optimize, stats
+from scipy import integrate, optimize, special, stats
 
 import gbai
 from gbai import Instance
 from gbai.beyond.css_lucb_plus import plus_logs
-from gbai.beyond.lma_glr import glr_constants
+from gbai.beyond.lma_glr import alternative_evidence, glr_decide, stopping_level
 from gbai.beyond import confidence_sequences as thresholds
 from gbai.beyond.confidence_sequences import calibration, glr_threshold, stitched_boundary, stitched_radius
 
@@ -79,11 +79,6 @@ def test_glr_threshold_formula():
     x = math.log(30 / 0.01)
     expected = sum(3 * math.log(1 + math.log(n)) for n in counts) + 3 * calibration(x / 3)
     assert glr_threshold(counts, x) == pytest.approx(expected, rel=1e-12)
-    single, row, two_rows = glr_constants(5, 5, 0.01)
-    x = math.log((25 + 5) / 0.01)
-    assert single == pytest.approx(calibration(x))
-    assert row == pytest.approx(5 * calibration(x / 5))
-    assert two_rows == pytest.approx(10 * calibration(x / 10))
     with pytest.raises(ValueError):
         glr_threshold([0, 3], 1.0)
 
@@ -102,21 +97,21 @@ def test_error_probability_is_split_as_documented():
 
 
 # -------------------------------------------------------------- GLR statistic
-def _brute_force_glr(means, threshold, counts):
-    """Minimum over the alternatives of sum N d(mu_hat, lambda), by generic optimisation."""
+def _brute_force_values(means, threshold, counts):
+    """Each alternative's ``min sum N d(mu_hat, lambda)``, by generic optimisation, keyed ``(kind, arm, attribute)``."""
     n, m = means.shape
     kl = gbai.kl_bernoulli
     answer = gbai.Instance(means, threshold).answer
-    best = math.inf
+    values = {}
     eps = 1e-9
     for b in range(n):
         if answer == gbai.INFEASIBLE:
-            best = min(best, sum(counts[b, j] * kl(means[b, j], threshold) for j in range(m)
-                                 if means[b, j] < threshold))
+            values["become-feasible", b, -1] = sum(counts[b, j] * kl(means[b, j], threshold) for j in range(m)
+                                                   if means[b, j] < threshold)
             continue
         if b == answer:
             for j in range(m):
-                best = min(best, counts[b, j] * kl(means[b, j], threshold))
+                values["best-infeasible", b, j] = counts[b, j] * kl(means[b, j], threshold)
             continue
 
         def cost(z):
@@ -130,8 +125,13 @@ def _brute_force_glr(means, threshold, counts):
             constraints=[{"type": "ineq", "fun": lambda z: z[m:].sum() - z[:m].sum()}],
             options={"ftol": 1e-12, "maxiter": 500},
         )
-        best = min(best, result.fun)
-    return best
+        values["overtake", b, -1] = result.fun
+    return values
+
+
+def _brute_force_glr(means, threshold, counts):
+    """Minimum over the alternatives of sum N d(mu_hat, lambda), by generic optimisation."""
+    return min(_brute_force_values(means, threshold, counts).values())
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -147,6 +147,68 @@ def test_glr_statistic_at_sample_counts_matches_brute_force(seed):
     brute = _brute_force_glr(state.means, instance.threshold, state.counts.astype(float))
     # SLSQP converges to ~1e-7 relative on these smooth convex problems.
     assert glr == pytest.approx(brute, rel=1e-5, abs=1e-8)
+
+
+def _log_kt(s, n):
+    """ln of the Krichevsky-Trofimov mixture likelihood, from scipy's log-beta."""
+    return special.betaln(s + 0.5, n - s + 0.5) - math.log(math.pi)
+
+
+def _log_fit(s, n, p):
+    """ln p^s (1 - p)^(n - s), with 0 ln 0 = 0."""
+    return (s * math.log(p) if s > 0 else 0.0) + ((n - s) * math.log1p(-p) if n > s else 0.0)
+
+
+def _one_sided(s, n, threshold, above):
+    """ln of the KT mixture restricted to one side of the threshold over the best fit on the other, by quadrature."""
+    lo, hi = (threshold, 1.0) if above else (0.0, threshold)
+    arcsine = lambda p: 1.0 / (math.pi * math.sqrt(p * (1.0 - p)))  # noqa: E731
+    mixture, _ = integrate.quad(lambda p: math.exp(_log_fit(s, n, p) - _log_fit(s, n, s / n)) * arcsine(p), lo, hi,
+                                epsabs=0.0, epsrel=1e-12, limit=200)
+    mass, _ = integrate.quad(arcsine, lo, hi, epsabs=0.0, epsrel=1e-12, limit=200)
+    fitted = min(s / n, threshold) if above else max(s / n, threshold)
+    return math.log(mixture / mass) + _log_fit(s, n, s / n) - _log_fit(s, n, fitted)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_lma_glr_evidence_matches_a_direct_computation(seed):
+    # Each alternative's log e-value from its definition (notebook 11, section 2): the
+    # one-sided mixtures by quadrature; for (B) the KT mixtures of both rows (scipy's
+    # log-beta) over the largest likelihood under (B) (from the SLSQP value), or the
+    # feasibility test of b when larger; for (C) the feasibility test.
+    instance = [AGREEMENT["table1"], AGREEMENT["risky"], AGREEMENT["three attributes"], AGREEMENT["infeasible"]][seed]
+    engine = gbai.StepEngine(instance, gbai.LMAGLR(), delta=0.1, seed=seed)
+    for _ in range(300):
+        engine.step()
+    state = engine.state()
+    means, counts, threshold = state.means, state.counts.astype(float), instance.threshold
+    sums = means * counts
+    answer, kinds, arms, attributes, evidence = alternative_evidence(means, threshold, state.counts)
+    names = [gbai.limits.alternatives.KIND_NAMES[k] for k in kinds]
+    brute = _brute_force_values(means, threshold, counts)
+    assert sorted(brute) == sorted(zip(names, arms, attributes))
+    m = means.shape[1]
+
+    def feasibility(b):
+        logs = [_one_sided(sums[b, j], counts[b, j], threshold, above=False) for j in range(m)]
+        return special.logsumexp(logs) - math.log(m)
+
+    for name, b, j, value in zip(names, arms, attributes, evidence):
+        if name == "best-infeasible":
+            direct = _one_sided(sums[b, j], counts[b, j], threshold, above=True)
+        elif name == "overtake":
+            regrets = sum(_log_fit(sums[i, k], counts[i, k], sums[i, k] / counts[i, k]) - _log_kt(sums[i, k],
+                                                                                                  counts[i, k])
+                          for i in (answer, b) for k in range(m))
+            direct = max(brute[name, b, j] - regrets, feasibility(b))
+        else:
+            direct = feasibility(b)
+        # SLSQP's ~1e-7 relative on the GLR, quadrature's 1e-12 on the mixtures.
+        assert value == pytest.approx(direct, rel=1e-5, abs=1e-6), (name, b, j)
+    level = stopping_level(instance.n_arms, 0.1)
+    assert level == pytest.approx(math.log(instance.n_arms / 0.1))
+    expected = answer if (evidence > level).all() else -3
+    assert glr_decide(means, threshold, state.counts, level) == expected
 
 
 # ------------------------------------------------------------ engines agree
