@@ -80,3 +80,51 @@ def test_one_sided_evalues_against_numerical_integration(s, n, threshold):
     below = mixture(0.0, threshold) - fit(max(mle, threshold))
     assert one_sided_above(s, n, threshold) == pytest.approx(above, abs=1e-8)
     assert one_sided_below(s, n, threshold) == pytest.approx(below, abs=1e-8)
+
+
+def _crossings(rewards, mean, statistic):
+    """How many reward paths (rows) see ``statistic(sums, counts)`` reach ln 2 at some time."""
+    sums = np.cumsum(rewards, axis=1)
+    counts = np.arange(1, rewards.shape[1] + 1, dtype=float)
+    return int((statistic(sums, counts, mean) >= math.log(2.0)).any(axis=1).sum())
+
+
+def _kt_over_truth(sums, counts, mean):
+    return special.betaln(sums + 0.5, counts - sums + 0.5) - math.log(math.pi) - (
+        sums * math.log(mean) + (counts - sums) * math.log1p(-mean))
+
+
+@pytest.mark.parametrize("mean", [0.05, 0.3, 0.5])
+def test_kt_mixture_over_the_truth_crosses_two_at_most_half_the_time(mean):
+    # Ville's inequality for the supermartingale KT / L(mu): P(it ever reaches 2) <= 1/2,
+    # for any rewards in [0, 1] with mean mu. 2000 paths of 2000 rewards each, Bernoulli
+    # (a martingale, the tight case: measured 22%, 33% and 41% crossings at the three
+    # means) and a three-point law on {0, mu, 1}; the one-sided 99.9% Clopper-Pearson
+    # lower limit of the crossing rate must not exceed 1/2. The same statistic inflated
+    # by 0.3 nats crosses on 56% and 63% of the Bernoulli paths at means 0.3 and 0.5
+    # (measured), so the check can fail.
+    rng = np.random.default_rng(17)
+    paths, length = 2000, 2000
+    bernoulli = (rng.random((paths, length)) < mean).astype(float)
+    u = rng.random((paths, length))
+    three_point = np.where(u < mean / 2, 1.0, np.where(u < mean / 2 + (1 - mean) / 2, 0.0, mean))
+    for rewards in (bernoulli, three_point):
+        assert rewards.mean() == pytest.approx(mean, abs=0.01)
+        hits = _crossings(rewards, mean, _kt_over_truth)
+        lower = stats.beta.ppf(0.001, hits, paths - hits + 1) if hits else 0.0
+        assert lower <= 0.5, f"{hits} of {paths} paths crossed"
+
+
+def test_one_sided_mixture_at_the_threshold_crosses_two_at_most_half_the_time():
+    # The one-sided test of mu <= th on rewards of mean exactly th (the worst case of
+    # its null), through the package's function at every time of 400 Bernoulli paths.
+    rng = np.random.default_rng(23)
+    threshold, paths, length = 0.4, 400, 1500
+    rewards = (rng.random((paths, length)) < threshold).astype(float)
+
+    def statistic(sums, counts, _):
+        return np.vectorize(one_sided_above)(sums, counts, threshold)
+
+    hits = _crossings(rewards, threshold, statistic)
+    lower = stats.beta.ppf(0.001, hits, paths - hits + 1) if hits else 0.0
+    assert lower <= 0.5, f"{hits} of {paths} paths crossed"
