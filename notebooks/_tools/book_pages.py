@@ -40,6 +40,7 @@ CITATIONS = [
     (r"Agrawal,\s+Juneja\s+(?:&|and)\s+Glynn", "2020", "agrawal2020optimal"),
     (r"Kalyanakrishnan\s+et\s+al\.", "2012", "kalyanakrishnan2012pac"),
     (r"de\s+Rooij\s+et\s+al\.", "2014", "derooij2014follow"),
+    (r"Krichevsky\s+(?:and|&)\s+Trofimov", "1981", "krichevsky1981performance"),
 ]
 
 #: Items of the paper and the notebook (number) that works each through (a theorem right
