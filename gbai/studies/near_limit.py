@@ -2,8 +2,8 @@
 
 Five studies, each a function returning a table; ``python -m gbai.tools.near_limit``
 runs them (about half an hour on two cores at the defaults for the first four; the
-best-arm part adds about 18 minutes, its Track-and-Stop runs on one core), prints
-each as a Markdown table and writes it as a CSV file:
+best-arm part adds about 11 minutes on two cores), prints each as a Markdown table
+and writes it as a CSV file:
 
 * ``bernoulli_ratios.csv``: on every instance of experiments 1-3 and the varying-N
   and varying-M tables, with Bernoulli rewards, mean samples over
