@@ -185,8 +185,9 @@ def _api_links(cells: list, public: dict[str, str]) -> list:
         if cell.cell_type == "code" and "solution" not in cell.metadata.get("tags", []):
             used = []
             for name, target in public.items():
+                module = re.escape(target.rpartition(".")[0])
                 pattern = rf"\bgbai\.{re.escape(name)}\b" if target == f"gbai.{name}" else \
-                    rf"(?:\bgbai\.plotting\.{re.escape(name)}|^from gbai\.plotting import .*\b{re.escape(name)}\b)"
+                    rf"(?:\b{module}\.{re.escape(name)}|^from {module} import .*\b{re.escape(name)}\b)"
                 if name not in seen and re.search(pattern, cell.source, re.MULTILINE):
                     used.append(target)
                     seen.add(name)
