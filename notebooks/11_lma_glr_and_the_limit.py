@@ -53,13 +53,13 @@ import numpy as np
 import pandas as pd
 
 import gbai
-from gbai.plotting import ALGORITHM_STYLES, EXPERIMENT_TITLES, plot_every_experiment, readable_number, savefig
+from gbai.plotting import ALGORITHM_STYLES, EXPERIMENT_TITLES, readable_number, savefig
+from gbai.studies import every_experiment
 
 pd.set_option("display.float_format", readable_number)  # tables show 2,859,987 and 1e-10
 
 ALGORITHMS = ["css-lucb", "css-lucb-plus", "lma-glr", "betting"]
 TITLES = EXPERIMENT_TITLES
-EXPERIMENTS = list(TITLES)
 
 # %% [markdown]
 # ## 1. Two time-uniform tools
@@ -223,15 +223,10 @@ EXPERIMENTS = list(TITLES)
 # pooled along the x axis by their limit.
 
 # %%
-shown = ["css-lucb", "css-lucb-plus", "lma-glr"]
-parts = {name: gbai.sweep_experiment(name, shown, n_runs=n_runs, delta=delta, seed=seed, workers=workers)
-         for name in EXPERIMENTS}
-summary = pd.concat([parts[name][1] for name in EXPERIMENTS], ignore_index=True)
-
-fig = plot_every_experiment({name: parts[name][1] for name in EXPERIMENTS})
-columns = ["instance", "experiment", "x", "size", "algorithm", "mean_samples", "ci95_low", "ci95_high", "T_star_kl",
-           "ratio_to_T_star_kl", "error_rate", "unstopped"]
-savefig(fig, "beyond_lma_glr", data=summary[columns])
+study = every_experiment(["css-lucb", "css-lucb-plus", "lma-glr"], n_runs=n_runs, delta=delta, seed=seed,
+                         workers=workers)
+summary = study.summary
+fig = study.draw("beyond_lma_glr")
 plt.show()
 
 # %% [markdown]
@@ -239,13 +234,8 @@ plt.show()
 # experiment, drawn as the CSS-LUCB+ figure of notebook 10.
 
 # %%
-wide = summary.pivot_table(index=["experiment", "instance"], columns="algorithm",
-                           values=["mean_samples", "ratio_to_T_star_kl"], sort=False)
-table = pd.DataFrame({
-    "CSS-LUCB / LMA-GLR": wide["mean_samples"]["css-lucb"] / wide["mean_samples"]["lma-glr"],
-    "LMA-GLR / CSS-LUCB+": wide["mean_samples"]["lma-glr"] / wide["mean_samples"]["css-lucb-plus"],
-    "LMA-GLR / limit": wide["ratio_to_T_star_kl"]["lma-glr"],
-})
+table = study.ratios({"CSS-LUCB / LMA-GLR": ("css-lucb", "lma-glr"), "LMA-GLR / CSS-LUCB+": ("lma-glr", "css-lucb-plus"),
+                      "LMA-GLR / limit": ("lma-glr", "limit")})
 table.round(2)
 
 # %% [markdown]
