@@ -22,6 +22,12 @@ LAB_ARGS ?=
 STUDENT ?=
 ASSIGNMENT ?=
 SELECTION := $(ASSIGNMENT) $(foreach student,$(STUDENT),--student $(student))
+# make autograde TIMEOUT=60: seconds a cell may run before grading stops it (default 300).
+TIMEOUT ?=
+# make grade-answer STUDENT=alice ANSWER=nb05_ex1_answer SCORE=1 COMMENT="...": one written answer.
+ANSWER ?=
+SCORE ?=
+COMMENT ?=
 # Jupyter refuses to run as root without this flag (containers, CI machines).
 ALLOW_ROOT := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
@@ -31,7 +37,7 @@ export GBAI_CACHE_DIR ?= $(CURDIR)/.cache/gbai
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
 .PHONY: help install figures test test-package test-notebooks test-grading lab course-lab book assignments autograde \
-	feedback export paper benchmark clean
+	feedback export grade-answer paper benchmark clean
 
 help:
 	@echo "make figures      regenerate every figure (notebooks run headless, results cached in .cache/)"
@@ -41,7 +47,10 @@ help:
 	@echo "make book         static HTML site of the executed notebooks in build/book/"
 	@echo "make assignments  student versions + nbgrader course in $(COURSE)/ (ASSIGNMENT=01 for one)"
 	@echo "make autograde    grade $(COURSE)/submitted/<student>/<assignment>/ again -> grades.csv, grades-totals.csv"
-	@echo "                  (one student or assignment: make autograde STUDENT=alice ASSIGNMENT=05_experiment_1)"
+	@echo "                  (one student or assignment: make autograde STUDENT=alice ASSIGNMENT=05_experiment_1;"
+	@echo "                  TIMEOUT=60 stops a cell after 60 s instead of 300 s)"
+	@echo "make grade-answer list the written answers to grade; STUDENT=alice ANSWER=<cell id> SCORE=1 [COMMENT=...]"
+	@echo "                  grades one as formgrader does"
 	@echo "make feedback     HTML feedback for every graded submission (STUDENT=, ASSIGNMENT= as above)"
 	@echo "make export       rewrite grades.csv (per item) and grades-totals.csv (per student) from the gradebook"
 	@echo "make test-grading the grading tests on every notebook (make test grades notebook 1)"
@@ -103,7 +112,14 @@ assignments: $(STAMP)
 	$(BIN)/python notebooks/_tools/pipeline.py assignments $(ASSIGNMENT) --output $(COURSE)
 
 autograde: $(STAMP)
-	$(BIN)/python notebooks/_tools/pipeline.py autograde $(SELECTION) --output $(COURSE)
+	$(BIN)/python notebooks/_tools/pipeline.py autograde $(SELECTION) $(if $(TIMEOUT),--timeout $(TIMEOUT)) \
+		--output $(COURSE)
+
+# The comment reaches the shell as an environment variable (make exports command-line
+# variables), so quotes in it survive.
+grade-answer: $(STAMP)
+	$(BIN)/python notebooks/_tools/pipeline.py grade-answer $(SELECTION) $(if $(ANSWER),--answer "$(ANSWER)") \
+		$(if $(SCORE),--score "$(SCORE)") $(if $(COMMENT),--comment "$$COMMENT") --output $(COURSE)
 
 feedback: $(STAMP)
 	$(BIN)/python notebooks/_tools/pipeline.py feedback $(SELECTION) --output $(COURSE)
