@@ -5,6 +5,7 @@
 #   make course-lab   JupyterLab with nbgrader's teacher tools on the course folder
 #   make book      render the executed notebooks as a static site in build/book/
 #   make assignments / autograde / feedback / export   the nbgrader course in build/assignments/
+#   make student-kit  build/student-kit.zip: what students install (no solutions)
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 .DEFAULT_GOAL := help
@@ -24,6 +25,8 @@ ASSIGNMENT ?=
 SELECTION := $(ASSIGNMENT) $(foreach student,$(STUDENT),--student $(student))
 # make autograde TIMEOUT=60: seconds a cell may run before grading stops it (default 300).
 TIMEOUT ?=
+# make student-kit writes the kit here.
+KIT ?= build/student-kit.zip
 # make grade-answer STUDENT=alice ANSWER=nb05_ex1_answer SCORE=1 COMMENT="...": one written answer.
 ANSWER ?=
 SCORE ?=
@@ -37,7 +40,7 @@ export GBAI_CACHE_DIR ?= $(CURDIR)/.cache/gbai
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
 .PHONY: help install figures test test-package test-notebooks test-grading lab course-lab book assignments autograde \
-	feedback export grade-answer paper benchmark clean
+	feedback export grade-answer student-kit paper benchmark clean
 
 help:
 	@echo "make figures      regenerate every figure (notebooks run headless, results cached in .cache/)"
@@ -46,6 +49,7 @@ help:
 	@echo "make course-lab   JupyterLab with nbgrader's teacher tools, in the course folder $(COURSE)/"
 	@echo "make book         static HTML site of the executed notebooks in build/book/"
 	@echo "make assignments  student versions + nbgrader course in $(COURSE)/ (ASSIGNMENT=01 for one)"
+	@echo "make student-kit  build/student-kit.zip for students: the student versions, gbai as a wheel, a guide"
 	@echo "make autograde    grade $(COURSE)/submitted/<student>/<assignment>/ again -> grades.csv, grades-totals.csv"
 	@echo "                  (one student or assignment: make autograde STUDENT=alice ASSIGNMENT=05_experiment_1;"
 	@echo "                  TIMEOUT=60 stops a cell after 60 s instead of 300 s)"
@@ -120,6 +124,10 @@ autograde: $(STAMP)
 grade-answer: $(STAMP)
 	$(BIN)/python notebooks/_tools/pipeline.py grade-answer $(SELECTION) $(if $(ANSWER),--answer "$(ANSWER)") \
 		$(if $(SCORE),--score "$(SCORE)") $(if $(COMMENT),--comment "$$COMMENT") --output $(COURSE)
+
+# The student versions of every notebook, gbai as a wheel and a guide, without any solution.
+student-kit: $(STAMP)
+	$(BIN)/python notebooks/_tools/kit.py --course $(COURSE) --output $(KIT)
 
 feedback: $(STAMP)
 	$(BIN)/python notebooks/_tools/pipeline.py feedback $(SELECTION) --output $(COURSE)
