@@ -822,8 +822,8 @@ def test_every_line_of_the_class_run_on_the_console(course):
         f"autograde: edited/{expected}: exercise {edited}, automatic test: edited, graded with the original",
         f"autograde: misnamed/{first}/{first}-Copy1.ipynb: graded as misnamed/{expected} "
         f"(name the file {first}.ipynb)",
-        f"autograde: sleeper/{expected}: timeout: exercise 2, your answer: timed out: stopped after {CLASS_TIMEOUT} s, "
-        f"the time limit per cell (cell {prefix}_ex2_solution); the cells after it ran without its results",
+        f"autograde: sleeper/{expected}: exercise 2, your answer: timed out: stopped after {CLASS_TIMEOUT} s, the time "
+        f"limit per cell (cell {prefix}_ex2_solution); the cells after it ran without its results",
         f"autograde: toohigh/{first}.ipynb: graded as toohigh/{expected} (name the file {first}.ipynb)",
         "autograde: 1 notebook(s) not graded (see above)"]
 

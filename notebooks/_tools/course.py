@@ -647,8 +647,9 @@ def grade_answer(course: Path, student: str, cell: str, score: float, comment: s
         except MissingEntry:
             raise ValueError(f"{student} has no graded submission of {name}") from None
         if not 0 <= score <= grade.max_score:
-            raise ValueError(f"{cell} is worth {grade.max_score:g} points: the score must be between 0 and "
-                             f"{grade.max_score:g}, got {score:g}")
+            worth = f"{grade.max_score:g} point" + ("" if grade.max_score == 1 else "s")
+            raise ValueError(f"{cell} is worth {worth}: the score must be between 0 and {grade.max_score:g}, "
+                             f"got {score:g}")
         if comment is not None:
             try:
                 gradebook.find_comment(cell, notebook, name, student).manual_comment = comment

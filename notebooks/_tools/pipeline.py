@@ -262,8 +262,8 @@ def _autograde(args: argparse.Namespace, course, folder: Path, start: float) -> 
         print(line, flush=True)
         for issue in issues:
             if issue.kind == "timeout":
-                warn(f"{shown(submission.path)}: timeout: {issue.reason} (cell {issue.cell}); the cells after it "
-                     f"ran without its results")
+                named = "" if issue.cell.startswith("cell ") else f" (cell {issue.cell})"
+                warn(f"{shown(submission.path)}: {issue.reason}{named}; the cells after it ran without its results")
             elif issue.kind == "deleted" and issue.points is not None:
                 warn(f"{shown(submission.path)}: cell {issue.cell} ({issue.where}, {issue.points:g} points) "
                      f"was deleted from the notebook: 0 points")
@@ -336,7 +336,7 @@ def _classroom(args: argparse.Namespace) -> int:
         print(f"{len(pages)} feedback page(s) under {folder / 'feedback'} ({time.perf_counter() - start:.1f} s)")
         if waiting:
             print(f"feedback: {waiting} written answer(s) not graded yet show as such; grade them "
-                  f"(nbgrader formgrader) and run make feedback again", file=sys.stderr)
+                  f"(make grade-answer, or nbgrader's formgrader) and run make feedback again", file=sys.stderr)
     return 0
 
 
