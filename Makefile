@@ -14,6 +14,9 @@ PYTHON ?= $(shell command -v python3.11 2>/dev/null || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# Exact, hashed versions of every dependency and extra, for Python 3.11-3.12 on Linux and macOS (make lock).
+LOCK := requirements.lock
+LOCK_TOOL := build/lock-tool
 QUICK := build/quick
 COURSE := build/assignments
 EXTRAS := notebooks,test,book,classroom,dask
@@ -39,7 +42,7 @@ export JUPYTER_PREFER_ENV_PATH := 1
 export GBAI_CACHE_DIR ?= $(CURDIR)/.cache/gbai
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: help install figures test test-package test-notebooks test-grading lab course-lab book assignments autograde \
+.PHONY: help install lock figures test test-package test-notebooks test-grading lab course-lab book assignments autograde \
 	feedback export grade-answer student-kit paper benchmark clean
 
 help:
@@ -61,12 +64,13 @@ help:
 	@echo "make paper        build paper/report.pdf (needs a LaTeX toolchain)"
 	@echo "make benchmark    print the engines' throughput"
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml $(LOCK)
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "gbai needs Python >= 3.11, found " + sys.version' \
 		|| { echo "Set PYTHON=/path/to/python3.11"; exit 1; }
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[$(EXTRAS)]'
+	@# Exact versions with their hashes from the lock, then gbai itself (its dependencies are all in the lock).
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --require-hashes -r $(LOCK)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -e .
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (ipykernel)" > /dev/null
 	@# JupyterLab opens the percent scripts as notebooks (Jupytext), not in the text editor.
 	mkdir -p $(VENV)/share/jupyter/lab/settings
@@ -75,6 +79,14 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 install: $(STAMP)
+
+# Regenerates the lock from pyproject.toml with the newest releases that fit; then run make figures and commit
+# what changed (new versions may change the bytes of figures and notebooks).
+lock:
+	$(PYTHON) -m venv $(LOCK_TOOL)
+	$(LOCK_TOOL)/bin/python -m pip install --quiet --disable-pip-version-check "uv>=0.9,<1"
+	$(LOCK_TOOL)/bin/uv pip compile pyproject.toml --all-extras --universal --python-version 3.11 --generate-hashes \
+		--custom-compile-command "make lock" --quiet -o $(LOCK)
 
 figures: $(STAMP)
 	$(BIN)/python notebooks/_tools/pipeline.py figures

@@ -8,15 +8,16 @@ A reproduction package for *Constrained Best Arm Identification in Grouped Bandi
 * :mod:`gbai.fast`: the same algorithms compiled, tested run for run against it;
 * :mod:`gbai.limits`: divergences, the alternatives and the characteristic time ``T*``;
 * :mod:`gbai.beyond`: algorithms beyond the paper (CSS-LUCB+, LMA-GLR, Betting-GBAI);
-* :mod:`gbai.asrun`: the authors' as-run variants and the published figures;
+* :mod:`gbai.asrun`: the authors' as-run variants and the published figures' instances;
 * the registry (:mod:`gbai.algorithms`), runs and sweeps (:mod:`gbai.simulation`,
-  :mod:`gbai.experiments`) with one result cache (:mod:`gbai.cache`), and plots.
+  :mod:`gbai.experiments`) with one result cache (:mod:`gbai.cache`), and plots
+  (:mod:`gbai.plotting`, drawing only);
+* :mod:`gbai.studies`: sweeps turned into figures and claims (the paper's
+  experiments, the published figures, the near-limit study and its references).
 """
 
-__version__ = "0.1.0"
-
+from .version import __version__
 from .algorithms import ALGORITHMS, PAPER_ALGORITHMS, Algorithm, get_algorithm, resolve
-from .asrun import published
 from .asrun.instances import PUBLISHED_EXPERIMENTS
 from .asrun.variants import CRASHED
 from .beyond.betting import BettingGBAI
@@ -34,6 +35,7 @@ from .paper import (CSSLUCB, DEFAULT_MAX_SAMPLES, EXPERIMENTS, INFEASIBLE, NO_AN
                     check_delta, confidence_radius, confidence_sets, empirical_bounds, load_instance,
                     reward_variance, table1_example, theorem1_bound, theorem1_constants)
 from .simulation import code_fingerprint, run, run_seed, sweep
+from .studies import published
 
 __all__ = [
     "ALGORITHMS", "ActionElimination", "Algorithm", "BestResponse", "BettingGBAI", "CRASHED", "CSSLUCB",

@@ -16,10 +16,11 @@ from typing import Callable, Mapping
 
 import numpy as np
 
-from .asrun.variants import OPTIONS as AS_RUN_OPTIONS, PRESETS as AS_RUN_PRESETS, is_text, run_paper_algorithm
+from .asrun.variants import OPTIONS as AS_RUN_OPTIONS, PRESETS as AS_RUN_PRESETS, run_variant
 from .beyond.betting import BETTING_OPTIONS, BettingGBAI, run_betting
 from .beyond.css_lucb_plus import PLUS_OPTIONS, CSSLUCBPlus, run_css_lucb_plus
 from .beyond.lma_glr import LMAGLR, run_lma_glr
+from .fast.paper import run_kernel
 from .paper import ActionElimination, CSSLUCB, FeasibilityThenBAI
 from .paper.engine import Policy
 from .paper.model import Instance
@@ -37,8 +38,9 @@ class Algorithm:
     ``policy(**options)`` builds a step-engine policy (:mod:`gbai.paper.engine`) and
     ``kernel`` runs the same rule compiled. ``options`` maps each option to its
     values, the default first; ``presets`` names sets of options (``as=NAME``).
-    ``compiled_options`` are options the policy does not take: a spec that sets one
-    runs in the compiled engine only (the authors' as-run variants).
+    ``as_run`` is the compiled run of the authors' as-run variants (:mod:`gbai.asrun`):
+    a spec that moves any option from its default (the text's reading) runs there,
+    in the compiled engine only; at the defaults the spec runs ``kernel``.
     """
 
     name: str
@@ -48,12 +50,13 @@ class Algorithm:
     kernel: Kernel
     options: dict[str, tuple[str, ...]] = field(default_factory=dict)
     presets: dict[str, dict[str, str]] = field(default_factory=dict)
-    compiled_options: bool = False
+    as_run: Kernel | None = None
 
     @property
     def modules(self) -> tuple[str, ...]:
         """The modules that define the policy and the kernel (the cache follows their imports)."""
-        return tuple(sorted({getattr(part, "func", part).__module__ for part in (self.policy, self.kernel)}))
+        parts = (self.policy, self.kernel, self.as_run)
+        return tuple(sorted({getattr(part, "func", part).__module__ for part in parts if part is not None}))
 
 
 @dataclass(frozen=True)
@@ -66,21 +69,27 @@ class Resolved:
 
     def policy(self) -> Policy:
         """A fresh step-engine policy for this spec."""
-        if not self.algorithm.compiled_options:
+        if self.algorithm.as_run is None:
             return self.algorithm.policy(**self.options)
-        if not is_text(self.algorithm.name, self.options):
+        if self.as_run:
             raise ValueError(f"{self.spec}: the as-run options of the authors' code run in the compiled engine "
                              "only (engine='fast')")
         return self.algorithm.policy()
 
+    @property
+    def as_run(self) -> bool:
+        """True when the spec runs one of the authors' as-run variants (an option away from the text)."""
+        return self.algorithm.as_run is not None and self.spec != self.algorithm.name
+
     def run_fast(self, instance: Instance, delta: float, keys: np.ndarray, model: int, max_samples: int) -> tuple:
         """One run in the compiled engine: ``(answer, samples, rounds, counts, stopped)``."""
-        return self.algorithm.kernel(instance, delta, keys, model, max_samples, self.options)
+        kernel = self.algorithm.as_run if self.as_run else self.algorithm.kernel
+        return kernel(instance, delta, keys, model, max_samples, self.options)
 
 
 def _paper(name: str, title: str, reference: str, policy: Callable[[], Policy]) -> Algorithm:
-    return Algorithm(name, title, reference, policy, partial(run_paper_algorithm, name), AS_RUN_OPTIONS[name],
-                     AS_RUN_PRESETS[name], compiled_options=True)
+    return Algorithm(name, title, reference, policy, partial(run_kernel, name), AS_RUN_OPTIONS[name],
+                     AS_RUN_PRESETS[name], as_run=partial(run_variant, name))
 
 
 #: Every algorithm by name, in the order the command line lists them.

@@ -21,6 +21,8 @@ from typing import Callable, Iterable
 
 import numpy as np
 
+from .version import __version__
+
 __all__ = ["cached", "default_cache_dir", "fingerprint", "load", "result_path", "source_files", "store"]
 
 _PACKAGE = Path(__file__).resolve().parent
@@ -89,8 +91,6 @@ def fingerprint(modules: Iterable[str]) -> str:
     """A hash of the package version and the source of :func:`source_files` of ``modules``."""
     key = tuple(sorted(set(modules)))
     if key not in _FINGERPRINTS:
-        from . import __version__
-
         digest = hashlib.sha256(__version__.encode())
         for path in source_files(key):
             digest.update(str(path.relative_to(_PACKAGE)).encode())

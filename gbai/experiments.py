@@ -17,9 +17,9 @@ import numpy as np
 import pandas as pd
 
 from .asrun.instances import PUBLISHED_EXPERIMENTS
-from .asrun.variants import CRASHED
 from .cache import cached
 from .limits.characteristic_time import lower_bound_tstar, matching_divergence
+from .paper.engine import NO_ANSWER
 from .paper.instances import EXPERIMENTS, PAPER_DELTA, Experiment
 from .paper.model import Instance
 from .simulation import sweep
@@ -183,8 +183,8 @@ def summarize(table: pd.DataFrame, by: Sequence[str] = ("instance", "algorithm")
     wrong: ``error_rate`` is the share of wrong answers among the runs that *stopped*
     (NaN when none stopped), and ``unstopped`` is the share of runs that hit the
     budget (``unstopped_runs`` their number). ``crashed`` is the share of runs that
-    ended where the authors' code raises an error (as-run variants only); they did
-    not stop either, and are counted in neither of the other two. Read the two side by side: an error
+    ended without stopping and without reaching the budget: where the authors' code
+    raises an error (as-run variants only, answer :data:`gbai.CRASHED`); they did not stop either, and are counted in neither of the other two. Read the two side by side: an error
     rate of 0 with ``unstopped`` near 1 says the algorithm almost never answered,
     not that it was always right. δ-correctness (Section II of the paper) bounds the
     probability of stopping with a wrong answer; its estimate over all runs,
@@ -192,7 +192,7 @@ def summarize(table: pd.DataFrame, by: Sequence[str] = ("instance", "algorithm")
     """
     stopped = table["stopped"].astype(bool)
     frame = table.assign(_stopped=stopped, _wrong=stopped & table["error"].astype(bool),
-                         _crashed=table["answer"] == CRASHED)
+                         _crashed=~stopped & (table["answer"] != NO_ANSWER))
     groups = frame.groupby(list(by), sort=False)
     summary = groups.agg(
         runs=("samples", "size"),

@@ -38,7 +38,8 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 import gbai
-from gbai.plotting import readable_number, replicate_experiment
+from gbai.plotting import readable_number
+from gbai.studies import replicate_experiment
 
 pd.set_option("display.float_format", readable_number)  # tables show 2,859,987 and 1e-10
 

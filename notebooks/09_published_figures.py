@@ -63,7 +63,7 @@ import gbai
 from gbai.plotting import ALGORITHM_STYLES, legend_below, panel_grid, readable_number, savefig
 
 pd.set_option("display.float_format", readable_number)  # tables show 2,859,987 and 1e-10
-from gbai.asrun.published import (STAIRCASE_POINTS, STAIRCASE_STEPS, counterfactual, published_figures, published_runs,
+from gbai.studies.published import (STAIRCASE_POINTS, STAIRCASE_STEPS, counterfactual, published_figures, published_runs,
                                   staircase, verdict_table)
 
 published = published_figures()

@@ -312,7 +312,7 @@ def test_betting_product_arm_test_beats_the_average():
 
 
 def test_near_limit_tables_on_a_small_configuration():
-    from gbai.tools import near_limit
+    from gbai.studies import near_limit
 
     ratios = near_limit.bernoulli_ratios(n_runs=3, deltas=(0.1, 1e-3), workers=1, cache_dir=None,
                                          experiments=["exp1"])
@@ -334,8 +334,9 @@ def test_near_limit_cli_rejects_bad_counts(tmp_path):
             near_limit.main([*argv, "--out", str(tmp_path)])
         assert stop.value.code == 2
 
-def test_track_and_stop_reference_is_tooling_with_the_heuristic_threshold():
-    from gbai.tools.track_and_stop import heuristic_threshold, optimal_proportions, run_track_and_stop
+
+def test_track_and_stop_reference_is_a_study_with_the_heuristic_threshold():
+    from gbai.studies.references import heuristic_threshold, optimal_proportions, run_track_and_stop
 
     # Not a registered (proven) algorithm; its threshold is ln((ln t + 1)/delta).
     assert "track-and-stop" not in gbai.ALGORITHMS
@@ -352,7 +353,7 @@ def test_track_and_stop_reference_is_tooling_with_the_heuristic_threshold():
 
 
 def test_oracle_stop_statistic_is_the_likelihood_ratio_of_the_true_means():
-    from gbai.tools.track_and_stop import oracle_statistic
+    from gbai.studies.references import oracle_statistic
 
     # Against a direct computation from the rewards: log-likelihood of the true means
     # (the larger one for the empirical best) minus the best fit with mu_b >= mu_a,
@@ -380,7 +381,7 @@ def test_oracle_stop_statistic_is_the_likelihood_ratio_of_the_true_means():
 
 
 def test_oracle_stop_keeps_its_error_below_delta_and_rejects_what_it_cannot_run():
-    from gbai.tools.track_and_stop import run_track_and_stop
+    from gbai.studies.references import run_track_and_stop
 
     # Two close arms at delta = 0.5: the level ln(1/delta) is low, so wrong stops are
     # frequent enough to count. With 400 runs the one-sided 99.9% Clopper-Pearson
@@ -398,7 +399,7 @@ def test_oracle_stop_keeps_its_error_below_delta_and_rejects_what_it_cannot_run(
 
 
 def test_track_and_stop_proportions_match_the_grouped_oracle_on_plain_best_arm():
-    from gbai.tools.track_and_stop import optimal_proportions
+    from gbai.studies.references import optimal_proportions
 
     # Two independent solvers of the same problem: the reference's two nested
     # bisections (plain best arm) and the package's structured oracle on the same
@@ -419,8 +420,8 @@ def test_track_and_stop_proportions_match_the_grouped_oracle_on_plain_best_arm()
 
 
 def test_near_limit_best_arm_table_against_the_reference():
-    from gbai.tools import near_limit
-    from gbai.tools.track_and_stop import run_track_and_stop
+    from gbai.studies import near_limit
+    from gbai.studies.references import run_track_and_stop
 
     table = near_limit.bai_comparison(n_runs=3, deltas=(0.1,), workers=1, cache_dir=None)
     assert list(table["instance"]) == list(near_limit.bai_instances())

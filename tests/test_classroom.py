@@ -506,7 +506,7 @@ def test_figures_are_numbered_with_captions_and_alt_text(book):
 def test_links_to_notebooks_the_paper_the_api_and_the_references(book):
     five = (book / "05_experiment_1.html").read_text()
     assert 'href="02_lower_bound.html"' in five.split('id="main-content"', 1)[-1], "notebook 2 is not a link"
-    assert 'href="api/gbai.plotting.replicate_experiment.html#gbai.plotting.replicate_experiment"' in five
+    assert 'href="api/gbai.studies.replicate_experiment.html#gbai.studies.replicate_experiment"' in five
     eleven = (book / "11_lma_glr_and_the_limit.html").read_text()
     assert re.search(r'href="references.html#[^"]+"', eleven), "citations do not link to the references"
     references = (book / "references.html").read_text()

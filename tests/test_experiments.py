@@ -2,7 +2,7 @@
 
 def test_replicate_experiment_reports_the_claim_and_the_budget(tmp_path, monkeypatch):
     """The shared cells of notebooks 5-7: a small sweep, its figure and its report."""
-    from gbai.plotting import replicate_experiment
+    from gbai.studies import replicate_experiment
 
     monkeypatch.setenv("GBAI_FIGURES_DIR", str(tmp_path))
     replication, _ = replicate_experiment("exp1", "replication", n_runs=2, delta=0.1, seed=0, workers=1)
@@ -25,3 +25,23 @@ def test_error_rates_count_stopped_runs_and_bound_them_exactly():
     assert (rates["runs"], rates["stopped"], rates["errors"], rates["unstopped"]) == (5, 4, 0, 1)
     assert rates["error rate"] == 0.0
     assert abs(rates["95% upper limit"] - (1 - 0.05 ** (1 / 4))) < 1e-12
+
+
+def test_every_experiment_pools_the_paper_experiments_and_compares_instance_by_instance(tmp_path, monkeypatch):
+    """The shared study of notebooks 10-12: a small sweep, its comparison table and its figure."""
+    import pytest
+
+    from gbai.studies import every_experiment
+
+    monkeypatch.setenv("GBAI_FIGURES_DIR", str(tmp_path))
+    study = every_experiment(["css-lucb-plus", "betting"], n_runs=2, delta=0.1, seed=0, workers=1)
+    assert list(study.summary["experiment"].unique()) == ["exp1", "exp2", "exp3", "vary-n", "vary-m"]
+    table = study.ratios({"ratio": ("css-lucb-plus", "betting"), "limit": ("betting", "limit")})
+    means = study.summary.set_index(["algorithm", "instance"])["mean_samples"]
+    first = table.index[0][1]
+    assert table["ratio"].iloc[0] == means["css-lucb-plus", first] / means["betting", first]
+    assert len(table) == study.summary["instance"].nunique()
+    with pytest.raises(ValueError, match="the study ran"):
+        study.ratios({"x": ("lma-glr", "betting")})
+    study.draw("every")
+    assert (tmp_path / "every.csv").exists() and (tmp_path / "every.png").exists()

@@ -1,6 +1,7 @@
-"""The published figures as the authors' research code drew them.
+"""The authors' as-run code, below the registry.
 
 ``variants``: the as-run rules of the paper's three algorithms as options, on one
-compiled loop; ``instances``: the typed instances of the figures; ``published``:
-the published points and the verdict, staircase and counterfactual analyses.
+compiled loop; ``instances``: the typed instances of the published figures. The
+studies of the published figures (verdicts, staircase, counterfactual) sit above the
+runs, in :mod:`gbai.studies.published`.
 """

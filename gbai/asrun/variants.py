@@ -17,13 +17,13 @@ import math
 import numpy as np
 from numba import njit
 
-from ..fast.paper import paper_log_constant, paper_radius, run_kernel
+from ..fast.paper import paper_log_constant, paper_radius
 from ..fast.rewards import draw
 from ..paper.engine import NO_ANSWER
 from ..paper.model import INFEASIBLE
 from ..paper.rewards import reward_exponents
 
-__all__ = ["CRASHED", "OPTIONS", "PRESETS", "is_text", "run_paper_algorithm", "run_variant"]
+__all__ = ["CRASHED", "OPTIONS", "PRESETS", "run_variant"]
 
 #: The answer of a run that ends where the authors' code raises an error.
 CRASHED = -4
@@ -448,11 +448,6 @@ def _switches(name: str, options: dict) -> np.ndarray:
     return np.array(values, dtype=np.int64)
 
 
-def is_text(name: str, options: dict) -> bool:
-    """True when every as-run option of ``name`` is at the text's reading."""
-    return all(options.get(key, values[0]) == values[0] for key, values in OPTIONS[name].items())
-
-
 def run_variant(name: str, instance, delta: float, keys: np.ndarray, model: int, max_samples: int,
                 options: dict) -> tuple:
     """Run the as-run variant of ``name`` with ``options``; ``(answer, samples, rounds, counts, stopped)``."""
@@ -467,11 +462,3 @@ def run_variant(name: str, instance, delta: float, keys: np.ndarray, model: int,
         np.ascontiguousarray(keys, dtype=np.uint64), np.ascontiguousarray(reward_exponents(means)), int(model),
         np.int64(max_samples), float(delta), switches)
     return int(answer), int(samples), int(rounds), counts, bool(stopped)
-
-
-def run_paper_algorithm(name: str, instance, delta: float, keys: np.ndarray, model: int, max_samples: int,
-                        options: dict) -> tuple:
-    """The paper's compiled algorithm when every option is the text's reading, else its as-run variant."""
-    if is_text(name, options):
-        return run_kernel(name, instance, delta, keys, model, max_samples)
-    return run_variant(name, instance, delta, keys, model, max_samples, options)

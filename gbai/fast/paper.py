@@ -247,8 +247,12 @@ _KERNELS = {"css-lucb": css_lucb_kernel, "ae": action_elimination_kernel,
             "feasibility-then-bai": feasibility_then_bai_kernel}
 
 
-def run_kernel(name: str, instance, delta: float, keys: np.ndarray, model: int, max_samples: int) -> tuple:
-    """Run the compiled paper algorithm ``name``; returns ``(answer, samples, rounds, counts, stopped)``."""
+def run_kernel(name: str, instance, delta: float, keys: np.ndarray, model: int, max_samples: int,
+               options: dict | None = None) -> tuple:
+    """Run the compiled paper algorithm ``name``; returns ``(answer, samples, rounds, counts, stopped)``.
+
+    ``options`` is the registry's uniform kernel argument: the text's reading has none.
+    """
     means = np.ascontiguousarray(instance.means, dtype=np.float64)
     return run_result(*_KERNELS[name](
         means, float(instance.threshold), float(delta), np.ascontiguousarray(keys, dtype=np.uint64),

@@ -2,8 +2,8 @@
 
 Nothing is executed: the pages show the outputs ``make figures`` stored. The Sphinx
 sources live in ``notebooks/_book``; each notebook is rewritten for its page by
-:mod:`book_pages`; the API page is generated from ``gbai.__all__`` and
-``gbai.plotting.__all__``; the references page reads ``paper/references.bib``, the
+:mod:`book_pages`; the API page is generated from the ``__all__`` of
+``gbai``, ``gbai.studies`` and ``gbai.plotting``; the references page reads ``paper/references.bib``, the
 report's bibliography. MathJax 3 comes from the PyPI package ``django-static-mathjax``
 and is copied into the site, so equations render offline.
 """
@@ -40,29 +40,38 @@ def _mathjax_folder() -> Path:
 DOWNLOADS = "_downloads_src"
 
 
+#: The modules of the API page, each with its heading: what ``import gbai`` gives, the
+#: studies above the runs, and the plots.
+API_MODULES = {"gbai": "The package `gbai`", "gbai.studies": "Studies: `gbai.studies`",
+               "gbai.plotting": "Plots: `gbai.plotting`"}
+
+
 def public_api() -> dict[str, str]:
     """Each public name the notebooks may use, and the object the API page documents for it."""
-    import gbai
-    import gbai.plotting
+    import importlib
 
-    names = {name: f"gbai.{name}" for name in gbai.__all__}
-    names.update({name: f"gbai.plotting.{name}" for name in gbai.plotting.__all__ if name not in names})
+    names: dict[str, str] = {}
+    for module in API_MODULES:
+        for name in importlib.import_module(module).__all__:
+            names.setdefault(name, f"{module}.{name}")
     return names
 
 
 def api_page(public: dict[str, str]) -> str:
-    """The API page: an autosummary table (with one page per entry) for ``gbai`` and ``gbai.plotting``."""
+    """The API page: an autosummary table (with one page per entry) for each module of :data:`API_MODULES`."""
     def table(module: str, names: list[str]) -> str:
         rows = "\n".join(f"   {name}" for name in sorted(names, key=str.lower))
         return (f"```{{eval-rst}}\n.. currentmodule:: {module}\n\n.. autosummary::\n   :toctree: api\n"
                 f"   :nosignatures:\n\n{rows}\n```\n")
 
-    package = [name for name, target in public.items() if target == f"gbai.{name}"]
-    plotting = [name for name, target in public.items() if target == f"gbai.plotting.{name}"]
+    sections = []
+    for module, heading in API_MODULES.items():
+        names = [name for name, target in public.items() if target == f"{module}.{name}"]
+        if names:
+            sections.append(f"## {heading}\n\n" + table(module, names))
     return ("# API reference\n\nThe public API of `gbai`, built from the docstrings: what `import gbai` "
-            "provides, then the plotting helpers of `gbai.plotting`. The notebooks link each name here where "
-            "they first use it.\n\n## The package `gbai`\n\n" + table("gbai", package)
-            + "\n## Plots: `gbai.plotting`\n\n" + table("gbai.plotting", plotting))
+            "provides, the studies that turn sweeps into figures and claims, then the plotting helpers. The "
+            "notebooks link each name here where they first use it.\n\n" + "\n".join(sections))
 
 
 def build_book(notebooks: Path, output: Path, work: Path | None = None) -> Path:

@@ -166,7 +166,9 @@ def make_student_kit(notebooks: Path, course: Path, output: Path) -> Path:
         if any(marker in text for marker in markers):
             raise RuntimeError(f"{path} still holds a solution or hidden-test marker: not packed")
     output.parent.mkdir(parents=True, exist_ok=True)
-    guide = student_guide(f"gbai-{_project()['version']}-py3-none-any.whl", released)
+    from gbai.version import __version__
+
+    guide = student_guide(f"gbai-{__version__}-py3-none-any.whl", released)
     with tempfile.TemporaryDirectory(prefix="gbai-kit-") as scratch:
         wheel = build_wheel(Path(scratch), guide)
         if wheel.name not in guide:

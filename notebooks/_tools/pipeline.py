@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 __all__ = ["MissingPrerequisite", "execute_notebook", "ipc_prefix", "lab_form", "main", "merge_streams",
-           "notebook_scripts", "require"]
+           "notebook_scripts", "require", "results_pages", "write_results"]
 
 KERNEL = "python3"
 
@@ -212,7 +212,42 @@ def _execute(args: argparse.Namespace) -> int:
     if failed:
         print(f"pipeline: {len(failed)} notebook(s) failed: {', '.join(sorted(failed))}", file=sys.stderr)
         return 1
+    if args.mode == "figures":
+        written = write_results(folder, folder.parent)
+        print(f"{written['results']} results gathered into {written['table']}; "
+              f"{written['quotes']} quoted number(s) rewritten in {written['pages']} page(s)")
     return 0
+
+
+def results_pages(root: Path) -> list[Path]:
+    """The Markdown pages that quote results: the README and the book's own pages."""
+    return [root / "README.md", *sorted((root / "notebooks" / "_book").glob("*.md"))]
+
+
+def write_results(notebooks: Path, root: Path) -> dict:
+    """Gather the results recorded in the stored notebooks and write everything quoted from them.
+
+    ``figures/results.csv`` (the one table), ``paper/results.tex`` (the report's
+    ``\\result`` macros) and the quoted numbers of :func:`results_pages`. Every stored
+    notebook is read, including those this run did not execute, so the table always
+    covers all of them.
+    """
+    from gbai.studies.results import collect, latex_macros, quote, quoted_keys
+
+    table = collect(sorted(notebooks.glob("[0-9][0-9]_*.ipynb")))
+    target = root / "figures" / "results.csv"
+    _replace_atomically(table.to_csv(index=False, lineterminator="\n"), target)
+    _replace_atomically(latex_macros(table), root / "paper" / "results.tex")
+    quotes = pages = 0
+    for page in results_pages(root):
+        text = page.read_text(encoding="utf-8")
+        if quoted_keys(text):
+            quotes += len(quoted_keys(text))
+            pages += 1
+            rewritten = quote(text, table)
+            if rewritten != text:
+                _replace_atomically(rewritten, page)
+    return {"results": len(table), "table": target, "quotes": quotes, "pages": pages}
 
 
 def _grading_line(course, folder: Path, student: str, assignment: str) -> str:

@@ -1,6 +1,7 @@
-"""Track-and-Stop for plain best-arm identification: a reference, *heuristic threshold, not delta-correct*.
+"""Reference algorithms for plain best-arm identification, the yardsticks of the near-limit study.
 
-Tooling, not an entry of :data:`gbai.algorithms.ALGORITHMS`: it stops when the
+Track-and-Stop with the heuristic threshold (*not delta-correct*). A reference for
+studies, not an entry of :data:`gbai.algorithms.ALGORITHMS`: it stops when the
 Chernoff statistic of the empirical best arm (Garivier & Kaufmann 2016, eq. (7))
 exceeds ``ln((ln t + 1)/delta)``, the threshold of the BAI literature's experiments,
 which is not proven to keep the error below ``delta``. Sampling: D-tracking of the

@@ -21,7 +21,7 @@ from ..algorithms import resolve
 from ..experiments import get_experiment
 from ..paper.engine import DEFAULT_MAX_SAMPLES
 from ..simulation import sweep
-from .instances import PUBLISHED_EXPERIMENTS
+from ..asrun.instances import PUBLISHED_EXPERIMENTS
 
 __all__ = ["AS_RUN_SPECS", "AUTHORS_RUNS", "COUNTERFACTUAL_SPECS", "FIGURES", "STAIRCASE_POINTS", "STAIRCASE_STEPS",
            "counterfactual", "published_figures", "published_runs", "reproduction_interval", "staircase", "verdict",

@@ -1,0 +1,74 @@
+"""Results from one source: the notebooks record them, figures/results.csv holds them, every quote matches it."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from gbai.studies.results import COLUMNS, MIMETYPE, collect, latex_macros, quote, quoted_keys, record, stale_quotes
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "notebooks" / "_tools"))
+from pipeline import results_pages  # noqa: E402
+
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+TABLE = ROOT / "figures" / "results.csv"
+
+
+def _notebook(path: Path, records: list[dict]) -> Path:
+    outputs = [{"output_type": "display_data", "metadata": {}, "data": {MIMETYPE: entry, "text/plain": "r"}}
+               for entry in records]
+    cells = [{"cell_type": "code", "source": "", "metadata": {}, "outputs": outputs, "execution_count": 1}]
+    path.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    return path
+
+
+def test_record_checks_its_input_and_formats_the_quoted_form():
+    result = record("exp1.ratio", 0.6549, fmt=".2f", unit="ratio", figure="fig1a_experiment1", description="a ratio")
+    assert (result.shown, result.value) == ("0.65", 0.6549)
+    assert record("share", 0.125, fmt=".0%", description="a share").shown == "12%"
+    assert record("count", 12345, fmt=",.0f", description="a count").shown == "12,345"
+    bundle = result._repr_mimebundle_()
+    assert bundle[MIMETYPE]["key"] == "exp1.ratio" and "0.65" in bundle["text/plain"]
+    for key, value, fmt, description in [("Bad Key", 1.0, ".2f", "x"), ("k", float("nan"), ".2f", "x"),
+                                         ("k", "1.0", ".2f", "x"), ("k", True, ".2f", "x"), ("k", 1.0, ".2q", "x"),
+                                         ("k", 1.0, ".2f", " ")]:
+        with pytest.raises(ValueError):
+            record(key, value, fmt=fmt, description=description)
+
+
+def test_collect_reads_every_record_once(tmp_path):
+    first = _notebook(tmp_path / "01_a.ipynb", [
+        {"key": "a", "value": 1.5, "shown": "1.5", "unit": "", "figure": "fa", "description": "d"}])
+    second = _notebook(tmp_path / "02_b.ipynb", [
+        {"key": "b", "value": 2.0, "shown": "2", "unit": "x", "figure": "", "description": "e"}])
+    table = collect([first, second])
+    assert list(table.columns) == COLUMNS
+    assert list(table["key"]) == ["a", "b"] and list(table["notebook"]) == ["01_a", "02_b"]
+    again = _notebook(tmp_path / "03_c.ipynb", [
+        {"key": "a", "value": 1.0, "shown": "1", "unit": "", "figure": "", "description": "d"}])
+    with pytest.raises(ValueError, match="result a is recorded in 01_a and in 03_c"):
+        collect([first, again])
+
+
+def test_quotes_are_rewritten_from_the_table_and_stale_ones_are_found():
+    table = pd.DataFrame([{"key": "x.max", "shown": "1.37"}, {"key": "y", "shown": "12%"}])
+    text = "needs <!--result:x.max-->1.2<!--/result--> times, <!--result:y-->12%<!--/result--> less"
+    assert quoted_keys(text) == ["x.max", "y"]
+    assert stale_quotes(text, table) == ["x.max: '1.2' != '1.37'"]
+    assert stale_quotes(quote(text, table), table) == []
+    assert "<!--result:x.max-->1.37<!--/result-->" in quote(text, table)
+    with pytest.raises(ValueError, match="missing from the table"):
+        quote("<!--result:z-->1<!--/result-->", table)
+
+
+def test_latex_macros_escape_what_latex_would_read_as_commands():
+    macros = latex_macros(pd.DataFrame([{"key": "share", "shown": "12%"}, {"key": "n", "shown": "1,234"}]))
+    assert r"\@namedef{gbai@result@share}{12\%}" in macros
+    assert r"\@namedef{gbai@result@n}{1,234}" in macros
+    assert r"\newcommand{\result}" in macros and "PackageError" in macros
