@@ -551,8 +551,8 @@ def autograde(course: Path, assignments: list[str] | None = None, students: list
             if students and problem.student not in chosen_students:
                 continue
             if assignments and problem.assignment not in chosen_assignments:
-                # A file no assignment claims could be any of them: the tables list it.
-                report.unattributed += problem.assignment is None and not problem.spare
+                if problem.assignment is None:  # it could be any assignment's: counted, and listed in the tables
+                    report.unattributed += 1
                 continue
             report.problems.append(problem)
         report.removed = _prune(course, {(submission.student, submission.assignment) for submission in found})
