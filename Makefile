@@ -104,10 +104,13 @@ test-notebooks: $(STAMP)
 		$(BIN)/python -m pytest -p no:cacheprovider -n 2 --dist loadfile --nbval --nbval-current-env \
 		--nbval-sanitize-with tests/nbval_sanitize.cfg $(QUICK)/*.ipynb
 
-# The test suite grades notebook 1; this grades every notebook (the grading tests only, not the book's).
+# The test suite grades notebook 1; this grades every notebook (the grading tests only, not the book's:
+# the tests below are those that build the book).
+BOOK_TESTS := every_notebook_has_a_page or landing_page or the_book_shows or solution_toggle or figures_are_numbered \
+	or links_to_notebooks or every_page_offers or titles_are_plain
 test-grading: $(STAMP)
 	TQDM_DISABLE=1 GBAI_GRADING_NOTEBOOKS=all $(BIN)/python -m pytest -p no:cacheprovider tests/test_classroom.py \
-		-k "not book and not page and not landing"
+		-k "not ($(BOOK_TESTS))"
 
 # In notebooks/, where Jupytext finds its pairing (jupytext.toml); the reader's Lab leaves
 # nbgrader's teacher extensions out (notebooks/_tools/reader_lab), course-lab has them.

@@ -1283,3 +1283,14 @@ def test_a_written_answer_graded_by_make_is_stored_as_formgrader_stores_it(cours
         failed = _make("grade-answer", f"ANSWER={answer}", *student, *arguments, folder=folder, status=2)
         assert failed.stderr.count("pipeline: error:") == 1, failed.stderr
     assert _records(folder, answer, first, "untouched")[0]["manual_score"] is None
+
+
+def test_make_test_grading_leaves_out_exactly_the_tests_that_build_the_book():
+    import inspect
+
+    text = (ROOT / "Makefile").read_text().replace("\\\n", " ")
+    words = re.split(r"\s+or\s+", re.search(r"^BOOK_TESTS := (.*)$", text, re.MULTILINE).group(1).strip())
+    tests = {name: function for name, function in globals().items() if name.startswith("test_")}
+    building = {name for name, function in tests.items() if "book" in inspect.signature(function).parameters}
+    left_out = {name for name in tests if any(word.strip() in name for word in words)}
+    assert building and left_out == building
