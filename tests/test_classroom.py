@@ -1024,7 +1024,7 @@ def test_answers_worked_out_by_hand_are_not_printed_by_the_notebook(course):
             for variable in _solution_names(exercise["cells"]["solution"]):
                 value = course.answers[name].get(variable)
                 if isinstance(value, float) and abs(value) >= 10:
-                    shown = {f"{value:.0f}", f"{value:,.0f}", f"{value:.1f}", f"{value:.2f}", f"{value:.3g}"}
+                    shown = {f"{value:.0f}", f"{value:.1f}", f"{value:.2f}", f"{value:.3g}"}
                     # As a number of its own: 210 is not shown by "210.5" or "1,210".
                     printed = [text for text in shown if re.search(rf"(?<![\d.,]){re.escape(text)}(?!\.?\d|,\d)",
                                                                      outputs)]
