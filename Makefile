@@ -46,23 +46,29 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 	feedback export grade-answer student-kit paper benchmark clean
 
 help:
-	@echo "make figures      regenerate every figure (notebooks run headless, results cached in .cache/)"
-	@echo "make test         pytest + nbval on the notebooks executed with quick=True"
-	@echo "make lab          JupyterLab on the notebooks (LAB_PORT=$(LAB_PORT), LAB_ARGS=--no-browser ...)"
-	@echo "make course-lab   JupyterLab with nbgrader's teacher tools, in the course folder $(COURSE)/"
-	@echo "make book         static HTML site of the executed notebooks in build/book/"
-	@echo "make assignments  student versions + nbgrader course in $(COURSE)/ (ASSIGNMENT=01 for one)"
-	@echo "make student-kit  build/student-kit.zip for students: the student versions, gbai as a wheel, a guide"
-	@echo "make autograde    grade $(COURSE)/submitted/<student>/<assignment>/ again -> grades.csv, grades-totals.csv"
-	@echo "                  (one student or assignment: make autograde STUDENT=alice ASSIGNMENT=05_experiment_1;"
-	@echo "                  TIMEOUT=60 stops a cell after 60 s instead of 300 s)"
-	@echo "make grade-answer list the written answers to grade; STUDENT=alice ANSWER=<cell id> SCORE=1 [COMMENT=...]"
-	@echo "                  grades one as formgrader does"
-	@echo "make feedback     HTML feedback for every graded submission (STUDENT=, ASSIGNMENT= as above)"
-	@echo "make export       rewrite grades.csv (per item) and grades-totals.csv (per student) from the gradebook"
-	@echo "make test-grading the grading tests on every notebook (make test grades notebook 1)"
-	@echo "make paper        build paper/report.pdf (needs a LaTeX toolchain)"
-	@echo "make benchmark    print the engines' throughput"
+	@echo "make install         create .venv with gbai and every extra, and its Jupyter kernel (the other targets do it too)"
+	@echo "make lock            regenerate requirements.lock (the exact versions make install installs) from pyproject.toml"
+	@echo "make figures         regenerate every figure (notebooks run headless, results cached in .cache/)"
+	@echo "make test            pytest + nbval on the notebooks executed with quick=True (test-package, then test-notebooks)"
+	@echo "make test-package    the test suite alone (pytest tests/)"
+	@echo "make test-notebooks  nbval on the notebooks executed with quick=True, in $(QUICK)/"
+	@echo "make lab             JupyterLab on the notebooks (LAB_PORT=$(LAB_PORT), LAB_ARGS=--no-browser ...)"
+	@echo "make course-lab      JupyterLab with nbgrader's teacher tools, in the course folder $(COURSE)/"
+	@echo "make book            static HTML site of the executed notebooks in build/book/"
+	@echo "make assignments     student versions + nbgrader course in $(COURSE)/ (ASSIGNMENT=01 for one)"
+	@echo "make student-kit     build/student-kit.zip for students: the student versions, gbai as a wheel, a guide"
+	@echo "make autograde       grade $(COURSE)/submitted/<student>/<assignment>/ again -> grades.csv, grades-totals.csv"
+	@echo "                     (one student or assignment: make autograde STUDENT=alice ASSIGNMENT=05_experiment_1;"
+	@echo "                     TIMEOUT=60 stops a cell after 60 s instead of 300 s)"
+	@echo "make grade-answer    list the written answers to grade; STUDENT=alice ANSWER=<cell id> SCORE=1 [COMMENT=...]"
+	@echo "                     grades one as formgrader does"
+	@echo "make feedback        HTML feedback for every graded submission (STUDENT=, ASSIGNMENT= as above)"
+	@echo "make export          rewrite grades.csv (per item) and grades-totals.csv (per student) from the gradebook"
+	@echo "make test-grading    the grading tests on every notebook (make test grades notebook 1)"
+	@echo "make paper           build paper/report.pdf (needs a LaTeX toolchain)"
+	@echo "make benchmark       print the engines' throughput"
+	@echo "make clean           remove build/ and the result cache .cache/ (keeps .venv)"
+	@echo "make help            this list"
 
 $(STAMP): pyproject.toml $(LOCK)
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "gbai needs Python >= 3.11, found " + sys.version' \
@@ -107,7 +113,7 @@ test-notebooks: $(STAMP)
 # The test suite grades notebook 1; this grades every notebook (the grading tests only, not the book's:
 # the tests below are those that build the book).
 BOOK_TESTS := every_notebook_has_a_page or landing_page or the_book_shows or solution_toggle or figures_are_numbered \
-	or links_to_notebooks or every_page_offers or titles_are_plain
+	or links_to_notebooks or every_page_offers or titles_are_plain or every_table_fits or table_too_wide
 test-grading: $(STAMP)
 	TQDM_DISABLE=1 GBAI_GRADING_NOTEBOOKS=all $(BIN)/python -m pytest -p no:cacheprovider tests/test_classroom.py \
 		-k "not ($(BOOK_TESTS))"
@@ -150,14 +156,25 @@ feedback: $(STAMP)
 export: $(STAMP)
 	$(BIN)/python notebooks/_tools/pipeline.py export --output $(COURSE)
 
+# The report's PDF is committed: make paper rebuilds it from scratch in build/paper/ (aux files
+# stay there), checks the log, and copies the PDF to paper/report.pdf. The same sources give
+# the same bytes: a fixed date, no trailer ID; the PDF's metadata holds the sources' fingerprint.
+PAPER_BUILD := build/paper
+# The date stamped in the PDF: 2026-01-01T00:00:00Z.
+PAPER_DATE := 1767225600
+
 paper:
-	@if command -v latexmk > /dev/null; then \
-		cd paper && latexmk -pdf -interaction=nonstopmode report.tex; \
-	elif command -v pdflatex > /dev/null; then \
-		cd paper && pdflatex -interaction=nonstopmode report.tex && pdflatex -interaction=nonstopmode report.tex; \
-	else \
-		echo "make paper needs latexmk or pdflatex (e.g. apt install texlive-latex-extra); skipping"; \
-	fi
+	@command -v latexmk > /dev/null && command -v pdflatex > /dev/null || { echo "make paper needs latexmk and" \
+		"pdflatex (Debian/Ubuntu: apt install latexmk texlive-latex-extra texlive-science)"; exit 2; }
+	rm -rf $(PAPER_BUILD)
+	mkdir -p $(PAPER_BUILD)
+	fingerprint=$$($(PYTHON) paper/report_tools.py fingerprint) && cd paper && \
+		SOURCE_DATE_EPOCH=$(PAPER_DATE) FORCE_SOURCE_DATE=1 latexmk -pdf -interaction=nonstopmode -halt-on-error \
+		-quiet -outdir="$(CURDIR)/$(PAPER_BUILD)" \
+		-usepretex="\pdftrailerid{}\def\sourcefingerprint{$$fingerprint}" report.tex
+	$(PYTHON) paper/report_tools.py check $(PAPER_BUILD)/report.log
+	cp $(PAPER_BUILD)/report.pdf paper/report.pdf
+	@echo "paper/report.pdf rebuilt (log: $(PAPER_BUILD)/report.log)"
 
 benchmark: $(STAMP)
 	$(BIN)/python -m gbai.tools.benchmark

@@ -49,7 +49,8 @@ import numpy as np
 import pandas as pd
 
 import gbai
-from gbai.plotting import EXPERIMENT_TITLES, plot_every_experiment, readable_number, savefig
+from gbai.plotting import EXPERIMENT_TITLES, readable_number, savefig
+from gbai.studies import every_experiment
 
 pd.set_option("display.float_format", readable_number)  # tables show 2,859,987 and 1e-10
 
@@ -66,11 +67,8 @@ EXPERIMENTS = list(TITLES)
 # (notebook 2).
 
 # %%
-parts = {name: gbai.sweep_experiment(name, ["css-lucb", "css-lucb-plus"], n_runs=n_runs, delta=delta, seed=seed,
-                                     workers=workers) for name in EXPERIMENTS}
-runs = pd.concat([parts[name][0] for name in EXPERIMENTS], ignore_index=True)
-summary = pd.concat([parts[name][1] for name in EXPERIMENTS], ignore_index=True)
-summary["ratio_to_bernoulli"] = summary["mean_samples"] / summary["T_star_kl_bernoulli"]
+study = every_experiment(["css-lucb", "css-lucb-plus"], n_runs=n_runs, delta=delta, seed=seed, workers=workers)
+runs, summary = study.runs, study.summary
 css = summary[summary["algorithm"] == "css-lucb"]
 print(f"CSS-LUCB at delta = {delta}: {css['ratio_to_T_star_kl'].min():.0f} to {css['ratio_to_T_star_kl'].max():.0f} "
       f"times the limit of its Beta rewards, {css['ratio_to_bernoulli'].min():.0f} to "
@@ -268,10 +266,9 @@ for instance in [gbai.paper_instance("exp1", 0.33), gbai.paper_instance("exp2", 
 # pooled along the x axis by their limit.
 
 # %%
-fig = plot_every_experiment({name: parts[name][1] for name in EXPERIMENTS})
-columns = ["instance", "experiment", "x", "size", "algorithm", "mean_samples", "ci95_low", "ci95_high", "T_star_kl",
-           "T_star_kl_bernoulli", "ratio_to_T_star_kl", "error_rate", "unstopped"]
-savefig(fig, "beyond_css_lucb_plus", data=summary[columns])
+fig = study.draw("beyond_css_lucb_plus", columns=[
+    "instance", "experiment", "x", "size", "algorithm", "mean_samples", "ci95_low", "ci95_high", "T_star_kl",
+    "T_star_kl_bernoulli", "ratio_to_T_star_kl", "error_rate", "unstopped"])
 plt.show()
 
 # %% [markdown]
@@ -284,14 +281,9 @@ plt.show()
 # and the ratio of each to the limit:
 
 # %%
-wide = summary.pivot_table(index=["experiment", "instance"], columns="algorithm",
-                           values=["mean_samples", "ratio_to_T_star_kl", "ratio_to_bernoulli"], sort=False)
-table = pd.DataFrame({
-    "CSS-LUCB / CSS-LUCB+": wide["mean_samples"]["css-lucb"] / wide["mean_samples"]["css-lucb-plus"],
-    "CSS-LUCB / limit": wide["ratio_to_T_star_kl"]["css-lucb"],
-    "CSS-LUCB+ / limit": wide["ratio_to_T_star_kl"]["css-lucb-plus"],
-    "CSS-LUCB+ / Bernoulli limit": wide["ratio_to_bernoulli"]["css-lucb-plus"],
-})
+table = study.ratios({"CSS-LUCB / CSS-LUCB+": ("css-lucb", "css-lucb-plus"), "CSS-LUCB / limit": ("css-lucb", "limit"),
+                      "CSS-LUCB+ / limit": ("css-lucb-plus", "limit"),
+                      "CSS-LUCB+ / Bernoulli limit": ("css-lucb-plus", "bernoulli limit")})
 table.round(1)
 
 # %% [markdown]

@@ -4,12 +4,12 @@ import math
 
 import numpy as np
 import pytest
-from scipy import optimize, stats
+from scipy import integrate, optimize, special, stats
 
 import gbai
 from gbai import Instance
 from gbai.beyond.css_lucb_plus import plus_logs
-from gbai.beyond.lma_glr import glr_constants
+from gbai.beyond.lma_glr import alternative_evidence, glr_decide, stopping_level
 from gbai.beyond import confidence_sequences as thresholds
 from gbai.beyond.confidence_sequences import calibration, glr_threshold, stitched_boundary, stitched_radius
 
@@ -79,11 +79,6 @@ def test_glr_threshold_formula():
     x = math.log(30 / 0.01)
     expected = sum(3 * math.log(1 + math.log(n)) for n in counts) + 3 * calibration(x / 3)
     assert glr_threshold(counts, x) == pytest.approx(expected, rel=1e-12)
-    single, row, two_rows = glr_constants(5, 5, 0.01)
-    x = math.log((25 + 5) / 0.01)
-    assert single == pytest.approx(calibration(x))
-    assert row == pytest.approx(5 * calibration(x / 5))
-    assert two_rows == pytest.approx(10 * calibration(x / 10))
     with pytest.raises(ValueError):
         glr_threshold([0, 3], 1.0)
 
@@ -102,21 +97,21 @@ def test_error_probability_is_split_as_documented():
 
 
 # -------------------------------------------------------------- GLR statistic
-def _brute_force_glr(means, threshold, counts):
-    """Minimum over the alternatives of sum N d(mu_hat, lambda), by generic optimisation."""
+def _brute_force_values(means, threshold, counts):
+    """Each alternative's ``min sum N d(mu_hat, lambda)``, by generic optimisation, keyed ``(kind, arm, attribute)``."""
     n, m = means.shape
     kl = gbai.kl_bernoulli
     answer = gbai.Instance(means, threshold).answer
-    best = math.inf
+    values = {}
     eps = 1e-9
     for b in range(n):
         if answer == gbai.INFEASIBLE:
-            best = min(best, sum(counts[b, j] * kl(means[b, j], threshold) for j in range(m)
-                                 if means[b, j] < threshold))
+            values["become-feasible", b, -1] = sum(counts[b, j] * kl(means[b, j], threshold) for j in range(m)
+                                                   if means[b, j] < threshold)
             continue
         if b == answer:
             for j in range(m):
-                best = min(best, counts[b, j] * kl(means[b, j], threshold))
+                values["best-infeasible", b, j] = counts[b, j] * kl(means[b, j], threshold)
             continue
 
         def cost(z):
@@ -130,8 +125,13 @@ def _brute_force_glr(means, threshold, counts):
             constraints=[{"type": "ineq", "fun": lambda z: z[m:].sum() - z[:m].sum()}],
             options={"ftol": 1e-12, "maxiter": 500},
         )
-        best = min(best, result.fun)
-    return best
+        values["overtake", b, -1] = result.fun
+    return values
+
+
+def _brute_force_glr(means, threshold, counts):
+    """Minimum over the alternatives of sum N d(mu_hat, lambda), by generic optimisation."""
+    return min(_brute_force_values(means, threshold, counts).values())
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -147,6 +147,68 @@ def test_glr_statistic_at_sample_counts_matches_brute_force(seed):
     brute = _brute_force_glr(state.means, instance.threshold, state.counts.astype(float))
     # SLSQP converges to ~1e-7 relative on these smooth convex problems.
     assert glr == pytest.approx(brute, rel=1e-5, abs=1e-8)
+
+
+def _log_kt(s, n):
+    """ln of the Krichevsky-Trofimov mixture likelihood, from scipy's log-beta."""
+    return special.betaln(s + 0.5, n - s + 0.5) - math.log(math.pi)
+
+
+def _log_fit(s, n, p):
+    """ln p^s (1 - p)^(n - s), with 0 ln 0 = 0."""
+    return (s * math.log(p) if s > 0 else 0.0) + ((n - s) * math.log1p(-p) if n > s else 0.0)
+
+
+def _one_sided(s, n, threshold, above):
+    """ln of the KT mixture restricted to one side of the threshold over the best fit on the other, by quadrature."""
+    lo, hi = (threshold, 1.0) if above else (0.0, threshold)
+    arcsine = lambda p: 1.0 / (math.pi * math.sqrt(p * (1.0 - p)))  # noqa: E731
+    mixture, _ = integrate.quad(lambda p: math.exp(_log_fit(s, n, p) - _log_fit(s, n, s / n)) * arcsine(p), lo, hi,
+                                epsabs=0.0, epsrel=1e-12, limit=200)
+    mass, _ = integrate.quad(arcsine, lo, hi, epsabs=0.0, epsrel=1e-12, limit=200)
+    fitted = min(s / n, threshold) if above else max(s / n, threshold)
+    return math.log(mixture / mass) + _log_fit(s, n, s / n) - _log_fit(s, n, fitted)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_lma_glr_evidence_matches_a_direct_computation(seed):
+    # Each alternative's log e-value from its definition (notebook 11, section 2): the
+    # one-sided mixtures by quadrature; for (B) the KT mixtures of both rows (scipy's
+    # log-beta) over the largest likelihood under (B) (from the SLSQP value), or the
+    # feasibility test of b when larger; for (C) the feasibility test.
+    instance = [AGREEMENT["table1"], AGREEMENT["risky"], AGREEMENT["three attributes"], AGREEMENT["infeasible"]][seed]
+    engine = gbai.StepEngine(instance, gbai.LMAGLR(), delta=0.1, seed=seed)
+    for _ in range(300):
+        engine.step()
+    state = engine.state()
+    means, counts, threshold = state.means, state.counts.astype(float), instance.threshold
+    sums = means * counts
+    answer, kinds, arms, attributes, evidence = alternative_evidence(means, threshold, state.counts)
+    names = [gbai.limits.alternatives.KIND_NAMES[k] for k in kinds]
+    brute = _brute_force_values(means, threshold, counts)
+    assert sorted(brute) == sorted(zip(names, arms, attributes))
+    m = means.shape[1]
+
+    def feasibility(b):
+        logs = [_one_sided(sums[b, j], counts[b, j], threshold, above=False) for j in range(m)]
+        return special.logsumexp(logs) - math.log(m)
+
+    for name, b, j, value in zip(names, arms, attributes, evidence):
+        if name == "best-infeasible":
+            direct = _one_sided(sums[b, j], counts[b, j], threshold, above=True)
+        elif name == "overtake":
+            regrets = sum(_log_fit(sums[i, k], counts[i, k], sums[i, k] / counts[i, k]) - _log_kt(sums[i, k],
+                                                                                                  counts[i, k])
+                          for i in (answer, b) for k in range(m))
+            direct = max(brute[name, b, j] - regrets, feasibility(b))
+        else:
+            direct = feasibility(b)
+        # SLSQP's ~1e-7 relative on the GLR, quadrature's 1e-12 on the mixtures.
+        assert value == pytest.approx(direct, rel=1e-5, abs=1e-6), (name, b, j)
+    level = stopping_level(instance.n_arms, 0.1)
+    assert level == pytest.approx(math.log(instance.n_arms / 0.1))
+    expected = answer if (evidence > level).all() else -3
+    assert glr_decide(means, threshold, state.counts, level) == expected
 
 
 # ------------------------------------------------------------ engines agree
@@ -333,102 +395,3 @@ def test_near_limit_cli_rejects_bad_counts(tmp_path):
         with pytest.raises(SystemExit) as stop:
             near_limit.main([*argv, "--out", str(tmp_path)])
         assert stop.value.code == 2
-
-
-def test_track_and_stop_reference_is_a_study_with_the_heuristic_threshold():
-    from gbai.studies.references import heuristic_threshold, optimal_proportions, run_track_and_stop
-
-    # Not a registered (proven) algorithm; its threshold is ln((ln t + 1)/delta).
-    assert "track-and-stop" not in gbai.ALGORITHMS
-    assert heuristic_threshold(100.0, 0.1) == pytest.approx(math.log((math.log(100.0) + 1.0) / 0.1))
-    # w*: a distribution; two arms symmetric around 1/2 share the samples equally; the
-    # best arm and its closest competitor get the most.
-    w = optimal_proportions(np.array([0.5, 0.45, 0.43, 0.4, 0.3]))
-    assert w.sum() == pytest.approx(1.0) and (w > 0).all() and np.argmax(w) in (0, 1) and np.argmin(w) == 4
-    np.testing.assert_allclose(optimal_proportions(np.array([0.6, 0.4])), [0.5, 0.5], atol=1e-6)
-    answer, samples, counts, stopped = run_track_and_stop(Instance([[0.7], [0.3]], 0.05), delta=0.1, seed=3)
-    assert stopped and answer == 0 and samples == counts.sum()
-    with pytest.raises(ValueError, match="one attribute"):
-        run_track_and_stop(gbai.table1_example())
-
-
-def test_oracle_stop_statistic_is_the_likelihood_ratio_of_the_true_means():
-    from gbai.studies.references import oracle_statistic
-
-    # Against a direct computation from the rewards: log-likelihood of the true means
-    # (the larger one for the empirical best) minus the best fit with mu_b >= mu_a,
-    # found by a bounded search over the common mean (the constrained optimum when
-    # mu_hat_a > mu_hat_b). Agreement to 1e-6 nats: the search's tolerance.
-    rng = np.random.default_rng(11)
-    means = np.array([0.55, 0.5, 0.3])
-    counts = np.array([40, 25, 12])
-    rewards = [rng.random(n) < m for n, m in zip(counts, means)]
-    mu_hat = np.array([r.mean() for r in rewards])
-    a = int(np.argmax(mu_hat))
-
-    def loglik(x, p):
-        return float(np.sum(x * np.log(p) + (1 - x) * np.log(1 - p)))
-
-    direct = math.inf
-    for b in range(3):
-        if b == a:
-            continue
-        hi, lo = max(means[a], means[b]), min(means[a], means[b])
-        pooled = optimize.minimize_scalar(lambda th: -(loglik(rewards[a], th) + loglik(rewards[b], th)),
-                                          bounds=(1e-9, 1 - 1e-9), method="bounded", options={"xatol": 1e-10})
-        direct = min(direct, loglik(rewards[a], hi) + loglik(rewards[b], lo) + pooled.fun)
-    assert oracle_statistic(means, mu_hat, counts, a) == pytest.approx(direct, abs=1e-6)
-
-
-def test_oracle_stop_keeps_its_error_below_delta_and_rejects_what_it_cannot_run():
-    from gbai.studies.references import run_track_and_stop
-
-    # Two close arms at delta = 0.5: the level ln(1/delta) is low, so wrong stops are
-    # frequent enough to count. With 400 runs the one-sided 99.9% Clopper-Pearson
-    # lower limit exceeds 0.5 only if the true rate does (a false alarm 0.1% of the time).
-    instance = Instance([[0.5], [0.46]], 0.05)
-    runs = [run_track_and_stop(instance, delta=0.5, seed=gbai.run_seed(7, r), stopping="oracle") for r in range(400)]
-    assert all(stopped for _, _, _, stopped in runs)
-    errors = sum(answer != 0 for answer, _, _, _ in runs)
-    lower = stats.beta.ppf(0.001, errors, 400 - errors + 1) if errors else 0.0
-    assert lower <= 0.5
-    with pytest.raises(ValueError, match="stopping"):
-        run_track_and_stop(instance, stopping="proven")
-    with pytest.raises(ValueError, match="strictly between 0 and 1"):
-        run_track_and_stop(Instance([[1.0], [0.4]], 0.05), stopping="oracle")
-
-
-def test_track_and_stop_proportions_match_the_grouped_oracle_on_plain_best_arm():
-    from gbai.studies.references import optimal_proportions
-
-    # Two independent solvers of the same problem: the reference's two nested
-    # bisections (plain best arm) and the package's structured oracle on the same
-    # arms as an M = 1 instance whose threshold (0.001) is too far below every mean
-    # for a feasibility alternative to bind. Both solve to about 1e-6 relative, so
-    # 1e-4 leaves room for the oracle's certified gap (tol 1e-5) and nothing else.
-    means = np.array([0.5, 0.45, 0.43, 0.4, 0.3])
-    w = optimal_proportions(means)
-
-    def cost(b):
-        mixed = (w[0] * means[0] + w[b] * means[b]) / (w[0] + w[b])
-        return w[0] * gbai.kl_bernoulli(means[0], mixed) + w[b] * gbai.kl_bernoulli(means[b], mixed)
-
-    t_star = 1.0 / min(cost(b) for b in range(1, means.size))
-    oracle = gbai.characteristic_time(Instance(means[:, None], 0.001))
-    assert oracle.T_star == pytest.approx(t_star, rel=1e-4)
-    np.testing.assert_allclose(oracle.w_star[:, 0], w, atol=1e-3)
-
-
-def test_near_limit_best_arm_table_against_the_reference():
-    from gbai.studies import near_limit
-    from gbai.studies.references import run_track_and_stop
-
-    table = near_limit.bai_comparison(n_runs=3, deltas=(0.1,), workers=1, cache_dir=None)
-    assert list(table["instance"]) == list(near_limit.bai_instances())
-    first = near_limit.bai_instances()[table["instance"][0]]
-    reference = [run_track_and_stop(first, delta=0.1, seed=gbai.run_seed(2024, r))[1] for r in range(3)]
-    assert table["TaS (heuristic)"][0] == pytest.approx(np.mean(reference))
-    oracle = [run_track_and_stop(first, delta=0.1, seed=gbai.run_seed(2024, r), stopping="oracle")[1] for r in range(3)]
-    assert table["TaS (oracle stop)"][0] == pytest.approx(np.mean(oracle))
-    ratio = table["betting"] / table["TaS (heuristic)"]
-    np.testing.assert_allclose(table["betting / TaS"], ratio)

@@ -51,7 +51,7 @@ def test_a_solution_and_its_check_become_one_hidden_cell_without_markers():
     assert "answer = 3" in hidden[0].source and "assert answer == 3" in hidden[0].source
     assert [output["text"] for output in hidden[0].outputs] == ["Exercise 1: checks passed\n"]
     box = next(cell for cell in page.cells if "Because" in cell.source)
-    assert box.source.startswith("`````{admonition} Solution\n:class: dropdown")
+    assert box.source.startswith("`````{toggle}\n")
 
 
 def test_a_caption_cell_numbers_its_figure_and_a_table_after_it_moves_out():
@@ -75,6 +75,15 @@ def test_prose_links_notebooks_paper_items_citations_api_and_downloads():
     assert "{py:obj}`gbai.run`" in api.source and "{py:obj}`gbai.plotting.savefig`" not in api.source
 
 
+def test_a_name_imported_from_a_module_of_the_api_page_links_there():
+    cell = nbformat.v4.new_code_cell("from gbai.studies import replicate_experiment\nreplicate_experiment('exp1')")
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# 5. A page"), cell])
+    public = {**PUBLIC, "replicate_experiment": "gbai.studies.replicate_experiment"}
+    page = prepare_page(notebook, "05_page", STEMS, public, "_downloads_src")
+    api = next(cell for cell in page.cells if "api-links" in cell.metadata.get("tags", []))
+    assert "{py:obj}`gbai.studies.replicate_experiment`" in api.source
+
+
 def test_the_own_page_links_its_own_paper_items_to_the_paper():
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# 6. A page\n\nFigure 1(b) here.")])
     page = prepare_page(notebook, "06_page", STEMS, PUBLIC, "_downloads_src")
@@ -83,3 +92,82 @@ def test_the_own_page_links_its_own_paper_items_to_the_paper():
 
 def test_alt_text_has_no_markup():
     assert plain_text("**Mean** $T^\\star\\,\\mathrm{kl}(\\delta, 1-\\delta)$ of `x`") == "Mean T* kl(δ, 1-δ) of x"
+
+
+# --- tables wider than the text column (book_tables) -----------------------------------------
+
+from book_tables import COLUMN_PX, fit_table, matching_dataset, parse_table, printed_size, table_width  # noqa: E402
+
+
+def _frame_html(columns: int, rows: int, value: str = "1,234,567", truncated: str = "") -> str:
+    header = "".join(f"<th>column {c}</th>" for c in range(columns))
+    body = "".join(f"<tr><th>{r}</th>" + "".join(f"<td>{value}</td>" for _ in range(columns)) + "</tr>"
+                   for r in range(rows))
+    return (f'<div><table border="1" class="dataframe"><thead><tr><th></th>{header}</tr></thead>'
+            f"<tbody>{body}</tbody></table>{truncated}</div>")
+
+
+def test_a_table_is_read_with_its_spans_index_and_headers():
+    markup = ('<table class="dataframe"><thead><tr><th>delta</th><th colspan="2">0.1</th></tr>'
+              "<tr><th>variant</th><th>a</th><th>b</th></tr></thead><tbody>"
+              '<tr><th rowspan="2">x</th><td>1</td><td>2</td></tr><tr><td>3</td><td>4</td></tr></tbody></table>')
+    table = parse_table(markup)
+    assert table.shape == (4, 3) and table.header_rows == 2 and table.index_columns == 1
+    assert table.cells[0] == ["delta", "0.1", "0.1"] and table.spanned[0] == [False, False, True]
+    assert table.cells[3] == ["x", "3", "4"] and table.spanned[3][0]
+    assert table.column_labels() == ["delta / variant", "0.1 / a", "0.1 / b"]
+    assert table.to_csv() == "delta / variant,0.1 / a,0.1 / b\nx,1,2\nx,3,4\n"
+    assert parse_table("<p>no table</p>") is None
+    assert parse_table(markup + markup) is None
+
+
+def test_a_narrow_table_stays_and_a_wide_one_is_transposed_or_cut_to_fit():
+    narrow = _frame_html(3, 10)
+    assert table_width(parse_table(narrow)) < COLUMN_PX
+    assert fit_table(narrow)[0].html is None
+    short_and_wide = _frame_html(20, 3)
+    fitted, table = fit_table(short_and_wide)
+    assert table_width(table) > COLUMN_PX and fitted.shown == "transposed"
+    assert table_width(parse_table(fitted.html)) <= COLUMN_PX
+    assert parse_table(fitted.html).shape == (21, 4)
+    long_and_wide = _frame_html(20, 60)
+    fitted, _ = fit_table(long_and_wide)
+    assert fitted.shown == "columns" and 1 <= fitted.columns_shown < 20 and fitted.columns == 20
+    shown = parse_table(fitted.html)
+    assert table_width(shown) <= COLUMN_PX and shown.shape == (61, fitted.columns_shown + 1)
+    # One more column would not have fitted.
+    assert table_width(parse_table(long_and_wide).leading_columns(fitted.columns_shown + 1)) > COLUMN_PX
+
+
+def test_a_table_pandas_shortened_links_the_data_file_that_holds_all_of_it():
+    header = "".join(f"<th>c{c}</th>" for c in (0, 1)) + "<th>...</th>" + "<th>c9</th>"
+    rows = "".join(f"<tr><th>{r}</th><td>{r}</td><td>{r}</td><td>...</td><td>{r}</td></tr>" for r in (0, 1))
+    rows += "<tr><th>...</th><td>...</td><td>...</td><td>...</td><td>...</td></tr>"
+    rows += "<tr><th>99</th><td>9</td><td>9</td><td>...</td><td>9</td></tr>"
+    markup = (f'<table class="dataframe"><thead><tr><th></th>{header}</tr></thead><tbody>{rows}</tbody></table>'
+              "<p>100 rows × 10 columns</p>")
+    table = parse_table(markup)
+    assert printed_size(markup) == (100, 10)
+    assert table.elided() == ([3], [3])
+    assert table.to_csv().splitlines() == [",c0,c1,c9", "0,0,0,0", "1,1,1,1", "99,9,9,9"]
+    whole = "c" + ",c".join(str(c) for c in range(10)) + "\n" + "".join("1," * 9 + "1\n" for _ in range(100))
+    assert matching_dataset(table, (100, 10), {"other.csv": "a,b\n1,2\n", "whole.csv": whole}) == "whole.csv"
+    assert matching_dataset(table, (100, 10), {"short.csv": whole.rsplit("\n", 2)[0] + "\n"}) is None
+
+
+def test_a_page_shows_the_summary_and_a_note_with_the_csv():
+    notebook = _exercise_notebook()
+    wide = nbformat.v4.new_code_cell("table")
+    wide.outputs = [nbformat.from_dict({"output_type": "execute_result", "metadata": {}, "execution_count": 3,
+                                        "data": {"text/plain": "table", "text/html": _frame_html(20, 60)}})]
+    notebook.cells.insert(3, wide)
+    tables = {}
+    page = prepare_page(notebook, "05_page", STEMS, PUBLIC, "_downloads_src", tables)
+    position = next(index for index, cell in enumerate(page.cells) if cell.source == "table")
+    note = page.cells[position + 1]
+    assert note.cell_type == "markdown" and note.source.startswith("The table above shows its first")
+    assert "{download}`05_page-table-1.csv <_downloads_src/05_page-table-1.csv>`" in note.source
+    assert list(tables) == ["05_page-table-1.csv"] and tables["05_page-table-1.csv"].count("\n") == 61
+    shown = parse_table(page.cells[position].outputs[0]["data"]["text/html"])
+    assert table_width(shown) <= COLUMN_PX
+    assert notebook.cells[3].outputs[0]["data"]["text/html"] == _frame_html(20, 60), "the notebook was changed"

@@ -10,6 +10,7 @@ run. `make test` grades notebook 1 (about a minute); `make test-grading`
 """
 
 import ast
+import csv
 import html
 import io
 import json
@@ -435,7 +436,7 @@ def test_the_landing_page_lists_the_notebooks_in_reading_order(book):
 
 
 class _VisibleText(HTMLParser):
-    """The text of a page outside collapsed solutions (cells tagged solution, dropdown boxes)."""
+    """The text of a page outside collapsed solutions (cells tagged solution, toggle blocks)."""
 
     def __init__(self):
         super().__init__()
@@ -448,7 +449,7 @@ class _VisibleText(HTMLParser):
         if tag != "div":
             return
         classes = (dict(attrs).get("class") or "").split()
-        hides = "tag_solution" in classes or ("admonition" in classes and "dropdown" in classes)
+        hides = "tag_solution" in classes or "toggle" in classes
         self.stack.append(hides)
         self.hidden_depth += hides
 
@@ -536,6 +537,70 @@ def test_titles_are_plain_text_and_there_is_one_search_box(book):
             assert html.count("search-button-field") == 1, f"{page.name}: not exactly one search field"
     index = (book / "index.html").read_text()
     assert index.count("constrained best arm identification in grouped bandits</h1>") <= 1
+
+
+_PAGE_LAYOUT = """() => {
+  const article = document.querySelector('article.bd-article');
+  const column = article.querySelector('p').getBoundingClientRect().width;
+  const tables = [...article.querySelectorAll('table')].map(table => ({
+    width: table.getBoundingClientRect().width,
+    overflow: table.parentElement.scrollWidth - table.parentElement.clientWidth,
+    start: table.innerText.slice(0, 50)}));
+  return {column, tables,
+          toggles: article.querySelectorAll('details.toggle-details').length,
+          otherToggles: article.querySelectorAll('.admonition.toggle, .admonition.dropdown, button.toggle-button').length,
+          codeSolutions: article.querySelectorAll('.cell.tag_solution').length,
+          writtenSolutions: article.querySelectorAll('div.toggle:not(.cell)').length};
+}"""
+
+
+def test_at_1280_px_every_table_fits_the_text_column_and_solutions_share_one_toggle(book, browser):
+    sys.path.insert(0, str(TOOLS))
+    from book_tables import COLUMN_PX
+
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    written = 0
+    try:
+        for script in SCRIPTS:
+            page.goto((book / f"{script.stem}.html").as_uri())
+            layout = page.evaluate(_PAGE_LAYOUT)
+            # make book fits tables to this column: a theme with another column width needs a new COLUMN_PX.
+            assert abs(layout["column"] - COLUMN_PX) < 1, f"{script.stem}: the text column is {layout['column']} px"
+            for table in layout["tables"]:
+                assert table["width"] <= layout["column"] + 0.5 and table["overflow"] <= 0, (
+                    f"{script.stem}: a table {table['width']:.0f} px wide in a column of {layout['column']:.0f} px: "
+                    f"{table['start']!r}")
+            # One kind of toggle: code solutions (with their checks) and written answers alike.
+            assert layout["otherToggles"] == 0, f"{script.stem}: another style of toggle"
+            assert layout["codeSolutions"] >= 3, f"{script.stem}: {layout}"
+            assert layout["toggles"] == layout["codeSolutions"] + layout["writtenSolutions"], f"{script.stem}: {layout}"
+            written += layout["writtenSolutions"]
+        assert written >= 3, "the written answers are not behind the solution toggle"
+        # A written answer opens like a code solution.
+        page.goto((book / f"{SCRIPTS[0].stem}.html").as_uri())
+        written = page.locator("details.toggle-details:has(div.toggle:not(.cell))").first
+        assert not written.locator("div.toggle").is_visible()
+        written.locator("summary").click()
+        written.locator("div.toggle").wait_for(state="visible")
+        assert len(written.locator("div.toggle").inner_text().split()) >= 5, "the written answer is empty"
+    finally:
+        page.close()
+
+
+def test_a_table_too_wide_for_the_page_offers_its_csv(book):
+    notes = 0
+    for script in SCRIPTS:
+        html = (book / f"{script.stem}.html").read_text()
+        for paragraph in re.findall(r"<p>The table above (?:shows|is shown).*?</p>", html, re.DOTALL):
+            notes += 1
+            link = re.search(r'href="(_downloads/[^"]+\.csv)"', paragraph)
+            assert link, f"{script.stem}: a summarized table without its CSV"
+            rows = list(csv.reader(io.StringIO((book / link.group(1)).read_text())))
+            assert len(rows) >= 2 and len(rows[0]) >= 3, f"{script.stem}: {link.group(1)} holds no table"
+            shown = re.search(r"first (\d+) of (\d+) columns", paragraph)
+            if shown:
+                assert len(rows[0]) >= int(shown.group(2)), f"{script.stem}: {link.group(1)} lacks columns"
+    assert notes >= 5, f"only {notes} summarized tables: did make book stop fitting them?"
 
 
 # --- assignments and autograding ------------------------------------------------------

@@ -32,7 +32,7 @@ ALLOWED = {
     "simulation": {"paper", "algorithms", "cache"},
     "experiments": {"paper", "asrun", LIMITS, "cache", "simulation"},
     "plotting": set(),
-    "studies": {"paper", "fast", LIMITS, "beyond", "asrun", "algorithms", "simulation", "experiments", "plotting",
+    "studies": {"paper", "fast", LIMITS, "beyond", "asrun", "algorithms", "cache", "simulation", "experiments", "plotting",
                 "studies"},
 }
 

@@ -127,3 +127,48 @@ def test_jupyterlab_opens_the_pair_without_a_conflict(script):
     assert saved_by_lab == text, f"saving {script.name} from JupyterLab would change it"
     from_notebook = jupytext.writes(jupytext.read(script.with_suffix(".ipynb")), fmt="py:percent")
     assert from_notebook == text, f"{script.stem}.ipynb renders differently from {script.name}; rerun `make figures`"
+
+
+def test_license_and_citation_match_the_package():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert project["license"] == "MIT", "pyproject.toml: the license is an SPDX expression"
+    license_text = (ROOT / "LICENSE").read_text()
+    assert license_text.startswith("MIT License") and "gbai developers" in license_text
+    citation = yaml.safe_load((ROOT / "CITATION.cff").read_text())
+    assert citation["cff-version"] == "1.2.0" and citation["type"] == "software"
+    from gbai.version import __version__
+
+    assert citation["version"] == __version__, "CITATION.cff names another version than gbai/version.py"
+    assert citation["license"] == project["license"]
+    papers = [reference for reference in citation.get("references", []) if "2412.08031" in str(reference)]
+    assert papers, "CITATION.cff does not name the paper (arXiv 2412.08031)"
+    citing = (ROOT / "README.md").read_text().split("## Citing", 1)[1]
+    assert "@article{dharod2024constrained" in citing and "@software{gbai" in citing
+    assert f"version = {{{__version__}}}" in citing, "the README cites another version of the software"
+
+
+def test_setuptools_finds_every_subpackage():
+    # Package discovery, not a list: a new subpackage (or data folder) of gbai ships without an edit here.
+    from setuptools import find_namespace_packages
+
+    setuptools_config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    assert "packages" in setuptools_config and "find" in setuptools_config["packages"], "list the packages by discovery"
+    found = set(find_namespace_packages(str(ROOT), **setuptools_config["packages"]["find"]))
+    folders = {".".join(path.relative_to(ROOT).parts) for path in (ROOT / "gbai").rglob("*")
+               if path.is_dir() and path.name != "__pycache__" and any(path.iterdir())}
+    assert folders | {"gbai"} <= found, sorted(folders - found)
+
+
+def test_make_help_lists_every_target():
+    import shutil
+    import subprocess
+
+    if shutil.which("make") is None:
+        pytest.skip("needs make")
+    makefile = (ROOT / "Makefile").read_text()
+    phony = re.search(r"^\.PHONY:((?:.*\\\n)*.*)$", makefile, re.MULTILINE).group(1).replace("\\\n", " ").split()
+    defined = set(re.findall(r"^([a-z][\w-]*):(?!=)", makefile, re.MULTILINE))
+    assert defined <= set(phony), f"targets missing from .PHONY: {sorted(defined - set(phony))}"
+    shown = subprocess.run(["make", "-s", "-C", str(ROOT), "help"], capture_output=True, text=True, check=True).stdout
+    listed = set(re.findall(r"^make ([\w-]+)", shown, re.MULTILINE))
+    assert set(phony) <= listed, f"make help does not list {sorted(set(phony) - listed)}"

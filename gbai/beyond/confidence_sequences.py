@@ -1,14 +1,19 @@
-"""Published time-uniform deviation bounds used by CSS-LUCB+ and LMA-GLR (notebook 11).
+"""Published time-uniform deviation bounds (notebook 11, section 1).
 
 * Howard, Ramdas, McAuliffe & Sekhon (2021, Ann. Statist. 49(2)), Theorem 1 with the
   polynomial-stitched boundary of their eq. (10), evaluated at ``max(V_t, m)`` so that
   it holds from the first sample on (:func:`stitched`, :func:`stitched_boundary`,
   :func:`stitched_radius`; their defaults ``eta = 2``, ``s = 1.4``).
+  CSS-LUCB+ uses them.
 * Kaufmann & Koolen (2021, JMLR 22(246)), Theorem 7: the calibration function ``T(x)``
-  of the threshold on sums of KL terms (:func:`calibration`, :func:`glr_threshold`).
+  of a threshold on sums of KL terms (:func:`calibration`, :func:`glr_threshold`). No
+  algorithm of the package uses it: LMA-GLR stops with the mixtures of
+  :mod:`gbai.beyond.mixtures`, which pay for the unknown means only what the data
+  at hand cost.
 
-Both hold for any rewards in [0, 1]; notebook 11 states them and shows why (Hoeffding's
-lemma for the first, sub-Bernoulli rewards for the second).
+Both hold for any rewards in [0, 1]: Hoeffding's lemma for the first (notebook 11),
+and for the second the Bernoulli likelihood ratios of its proof, whose expectation is
+at most 1 for any law on [0, 1] (the ratio is convex in the reward).
 """
 
 from __future__ import annotations

@@ -1,14 +1,24 @@
-"""LMA-GLR: lazy mirror ascent sampling with GLR stopping (notebook 11).
+"""LMA-GLR: lazy mirror ascent sampling with a mixture-GLR stop (notebook 11).
 
 Asymptotically optimal for the characteristic time ``T*`` (Garivier & Kaufmann 2016).
 Sampling tracks (C-tracking) an allocation learned online by lazy mirror ascent
 (Ménard 2019), an exponential-weights learner with AdaHedge step sizes (de Rooij et
 al. 2014) and forced exploration; the learner is updated, and the stopping rule
-checked, whenever the samples have grown by :data:`LMA_UPDATE_RATE`. Stopping: the
-GLR of every alternative of the empirical instance (:func:`gbai.alternative_values`)
-exceeds Kaufmann & Koolen's (2021, Theorem 7) threshold for the pairs it moves, with
-``x = ln((NM + N)/delta)``. Notebook 11 derives why this is delta-correct for any
-rewards in [0, 1]. Both engines call :func:`glr_decide`, :func:`lma_step` and :func:`track`.
+checked, whenever the samples have grown by :data:`LMA_UPDATE_RATE`.
+
+Stopping: every alternative of the empirical answer (:func:`gbai.alternative_values`)
+is rejected by a Krichevsky-Trofimov mixture e-value (:mod:`.mixtures`) above
+``ln(N/delta)`` (:func:`stopping_level`). (A) an attribute of the answer at or
+below the threshold: the one-sided KT mixture of that pair; (B) arm ``b`` feasible
+and at least as good as the answer: the product of the KT mixtures of the ``2M``
+pairs of both arms over the largest likelihood under (B), i.e. the GLR minus their
+KT regrets, or else the feasibility test of ``b``; (C) arm ``b`` feasible, for an
+infeasible answer: the feasibility test of ``b``, the average over its attributes of
+one-sided KT mixtures against ``mu_bj >= th``. Each is a nonnegative supermartingale
+under its null for every reward law on [0, 1], and a wrong answer needs one of at
+most ``N`` of them, fixed by the true means, to cross ``N/delta``: notebook 11
+(section 2) derives it. Both engines call :func:`glr_decide`, :func:`lma_step` and
+:func:`track`.
 """
 
 from __future__ import annotations
@@ -22,62 +32,87 @@ from ..fast.paper import CONTINUE, run_result
 from ..fast.rewards import draw
 from ..paper.engine import NO_ANSWER, Decision, RoundState
 from ..paper.rewards import reward_exponents
-from ..limits.alternatives import (
-    KIND_BEST_INFEASIBLE,
-    KIND_OVERTAKE,
-    alternative_values_kernel,
-    answer_kernel,
-    best_response_kernel,
-)
+from ..limits.alternatives import (KIND_BEST_INFEASIBLE, KIND_OVERTAKE, alternative_values_kernel, answer_kernel,
+                                   best_response_kernel)
 from ..limits.divergences import divergence_scalar
-from .confidence_sequences import calibration
+from .mixtures import kt_regret, one_sided_above, one_sided_below
 
-__all__ = ["LMAGLR", "LMA_UPDATE_RATE", "glr_constants", "glr_decide", "lma_glr_kernel", "run_lma_glr"]
+__all__ = ["LMAGLR", "LMA_UPDATE_RATE", "alternative_evidence", "glr_decide", "lma_glr_kernel", "run_lma_glr",
+           "stopping_level"]
 
 #: LMA-GLR updates its learner and checks the stopping rule at every 1% growth of the samples.
 LMA_UPDATE_RATE = 0.01
 
 
-def glr_constants(n_arms: int, n_attributes: int, delta: float) -> tuple[float, float, float]:
-    """``|S| T(x/|S|)`` for ``|S| = 1, M, 2M`` with ``x = ln((NM + N)/delta)``.
-
-    ``T`` is Kaufmann & Koolen's calibration function (:func:`.confidence_sequences.calibration`);
-    the sets ``S`` of one, ``M`` and ``2M`` pairs and the union over ``NM + N`` of them
-    are derived in notebook 11 (section 2).
-    """
-    x = math.log((n_arms * n_attributes + n_arms) / delta)
-    m = n_attributes
-    return calibration(x), m * calibration(x / m), 2 * m * calibration(x / (2 * m))
+def stopping_level(n_arms: int, delta: float) -> float:
+    """``ln(N/delta)``: the log e-value every alternative's test must exceed (notebook 11, section 2)."""
+    return math.log(n_arms / delta)
 
 
 @njit(cache=True)
-def glr_decide(mu_hat, threshold, counts, single, row, two_rows):
-    """The answer when the GLR of every alternative exceeds its threshold, else -3.
+def _feasibility_evidence(mu_hat, counts, threshold, b):
+    """ln ``(1/M) sum_j E_bj``, ``E_bj`` the one-sided KT e-value against ``mu_bj >= th``: arm ``b`` is infeasible."""
+    m = mu_hat.shape[1]
+    logs = np.empty(m)
+    top = -math.inf
+    for j in range(m):
+        n = float(counts[b, j])
+        logs[j] = one_sided_below(mu_hat[b, j] * n, n, threshold)
+        if logs[j] > top:
+            top = logs[j]
+    if not top > -math.inf:
+        return top  # -inf, or NaN when a tail could not be evaluated
+    total = 0.0
+    for j in range(m):
+        total += math.exp(logs[j] - top)
+    return top + math.log(total / m)
 
-    The GLR of an alternative is its value in :func:`gbai.alternative_values` with the
-    counts as weights; its threshold is ``sum_{p in S} 3 ln(1 + ln N_p)`` plus
-    ``single``, ``row`` or ``two_rows`` (:func:`glr_constants`) for the pairs ``S`` it
-    moves: one attribute of the answer, the ``M`` pairs of arm ``b``, or the ``2M``
-    pairs of the answer and ``b``.
+
+@njit(cache=True)
+def alternative_evidence(mu_hat, threshold, counts):
+    """``(answer, kinds, arms, attributes, log_evalues)``: the log e-value against each alternative of the answer.
+
+    Alternatives as :func:`gbai.alternative_values` (its order and kind codes); the
+    answer is -1 for an infeasible ``mu_hat``, and -2 (no alternatives) for a tie.
+    (A): :func:`.mixtures.one_sided_above` of the answer's pair; (B): the larger of
+    ``GLR - sum R`` over the ``2M`` pairs of the answer and ``b`` (KT regrets ``R``)
+    and the feasibility evidence of ``b``; (C): the feasibility evidence of ``b``.
+    Sums of rewards are ``mu_hat * counts``. NaN marks a test that could not be
+    evaluated (it never rejects).
     """
     n, m = mu_hat.shape
     answer, tie = answer_kernel(mu_hat, threshold)
     if tie >= 0:
-        return CONTINUE
+        empty = np.zeros(0, dtype=np.int64)
+        return -2, empty, empty, empty, np.zeros(0)
     weights = counts.astype(np.float64)
     kinds, arms, attributes, values = alternative_values_kernel(mu_hat, threshold, weights, 0)
-    row_terms = np.zeros(n)
+    regret = np.zeros(n)
     for i in range(n):
         for j in range(m):
-            row_terms[i] += 3.0 * math.log1p(math.log(weights[i, j]))
+            regret[i] += kt_regret(mu_hat[i, j] * weights[i, j], weights[i, j])
+    evidence = np.empty(kinds.size)
     for k in range(kinds.size):
         if kinds[k] == KIND_BEST_INFEASIBLE:
-            level = 3.0 * math.log1p(math.log(weights[answer, attributes[k]])) + single
+            j = attributes[k]
+            evidence[k] = one_sided_above(mu_hat[answer, j] * weights[answer, j], weights[answer, j], threshold)
         elif kinds[k] == KIND_OVERTAKE:
-            level = row_terms[answer] + row_terms[arms[k]] + two_rows
+            glr = values[k] - regret[answer] - regret[arms[k]]
+            feasibility = _feasibility_evidence(mu_hat, counts, threshold, arms[k])
+            evidence[k] = feasibility if feasibility > glr else glr
         else:
-            level = row_terms[arms[k]] + row
-        if not values[k] > level:
+            evidence[k] = _feasibility_evidence(mu_hat, counts, threshold, arms[k])
+    return answer, kinds, arms, attributes, evidence
+
+
+@njit(cache=True)
+def glr_decide(mu_hat, threshold, counts, level):
+    """The answer when every alternative's log e-value (:func:`alternative_evidence`) exceeds ``level``, else -3."""
+    answer, kinds, _, _, evidence = alternative_evidence(mu_hat, threshold, counts)
+    if answer == -2:
+        return CONTINUE
+    for k in range(kinds.size):
+        if not evidence[k] > level:
             return CONTINUE
     return answer
 
@@ -159,7 +194,7 @@ def track(cumulated, counts):
 
 
 @njit(cache=True)
-def lma_glr_kernel(means, threshold, delta, keys, exponents, model, max_samples, single, row, two_rows, rate):
+def lma_glr_kernel(means, threshold, delta, keys, exponents, model, max_samples, level, rate):
     """LMA-GLR run to completion; returns ``(answer, samples, rounds, counts, stopped)``."""
     n, m = means.shape
     sums = np.zeros((n, m))
@@ -180,7 +215,7 @@ def lma_glr_kernel(means, threshold, delta, keys, exponents, model, max_samples,
     while True:
         if samples >= next_check:
             mu_hat = sums / counts
-            answer = glr_decide(mu_hat, threshold, counts, single, row, two_rows)
+            answer = glr_decide(mu_hat, threshold, counts, level)
             if answer != CONTINUE:
                 return answer, samples, rounds, counts, True
             if samples > last_update:
@@ -212,16 +247,16 @@ class LMAGLR:
         self.played = self.learner.copy()
         self.cumulated = np.ones(shape)
         self.last_update = self.next_check = n_arms * n_attributes
-        self.levels: tuple[float, float, float] | None = None
+        self.level: float | None = None
 
     def decide(self, state: RoundState) -> Decision:
         n, m = state.counts.shape
-        if self.levels is None:
-            self.levels = glr_constants(n, m, state.delta)
+        if self.level is None:
+            self.level = stopping_level(n, state.delta)
         samples = state.total_samples
         if samples >= self.next_check:
             mu_hat = state.means
-            answer = glr_decide(mu_hat, state.threshold, state.counts, *self.levels)
+            answer = glr_decide(mu_hat, state.threshold, state.counts, self.level)
             if answer != CONTINUE:
                 return Decision.stop(answer)
             if samples > self.last_update:
@@ -238,8 +273,7 @@ class LMAGLR:
 
 
 def run_lma_glr(instance, delta, keys, model, max_samples, options):
-    single, row, two_rows = glr_constants(instance.n_arms, instance.n_attributes, delta)
     return run_result(*lma_glr_kernel(
         instance.means, float(instance.threshold), float(delta), keys, reward_exponents(instance.means),
-        int(model), np.int64(max_samples), single, row, two_rows, LMA_UPDATE_RATE,
+        int(model), np.int64(max_samples), stopping_level(instance.n_arms, delta), LMA_UPDATE_RATE,
     ))

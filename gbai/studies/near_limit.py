@@ -2,8 +2,8 @@
 
 Five studies, each a function returning a table; ``python -m gbai.tools.near_limit``
 runs them (about half an hour on two cores at the defaults for the first four; the
-best-arm part adds about 18 minutes, its Track-and-Stop runs on one core), prints
-each as a Markdown table and writes it as a CSV file:
+best-arm part adds about 11 minutes on two cores), prints each as a Markdown table
+and writes it as a CSV file:
 
 * ``bernoulli_ratios.csv``: on every instance of experiments 1-3 and the varying-N
   and varying-M tables, with Bernoulli rewards, mean samples over
@@ -16,18 +16,25 @@ each as a Markdown table and writes it as a CSV file:
   :func:`adversarial_instances`, with the exact (Clopper-Pearson) 95% upper limit;
 * ``cost.csv``: wall time per run against CSS-LUCB (against Betting-GBAI for
   another ``--algorithm``), and one run of a 500 x 20 instance;
-* ``bai_comparison.csv``: plain best-arm instances (``M = 1``) against
-  Track-and-Stop with the heuristic threshold (:mod:`gbai.studies.references`),
-  and the same sampling with the delta-correct stop told the true means (the oracle
-  yardstick: what a proven stop of that form reaches at best).
+* ``bai_comparison.csv`` and ``bai_summary.csv``: Garivier & Kaufmann's plain
+  best-arm instances (``M = 1``) at every delta of :data:`BAI_DELTAS`, against the
+  proven references of :mod:`gbai.studies.references` (Track-and-Stop and Top Two,
+  each with the KT stop and with Garivier & Kaufmann's threshold), beside
+  Track-and-Stop with the unproven heuristic threshold and with the oracle stop told
+  the true means (a yardstick), with standard errors and the best proven reference
+  of each (instance, delta).
 
-Runs go through :func:`gbai.sweep` and its cache, so an interrupted measurement
-resumes where it stopped, and a second one reads the stored runs.
+Runs go through :func:`gbai.sweep` and its cache (the references through the same
+cache), so an interrupted measurement resumes where it stopped, and a second one
+reads the stored runs.
 """
 
 from __future__ import annotations
 
+import os
 import time
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import nullcontext
 from typing import Sequence
 
 import numpy as np
@@ -35,12 +42,13 @@ import pandas as pd
 from scipy import stats
 from tqdm import tqdm
 
+from ..cache import cached
 from ..experiments import get_experiment, sweep_experiment
 from ..paper.model import Instance
 from ..simulation import run, run_seed, sweep
 
-__all__ = ["ALGORITHM", "DELTAS", "adversarial_instances", "bai_comparison", "bai_instances", "bernoulli_ratios", "beta_comparison",
-           "cost", "error_rates"]
+__all__ = ["ALGORITHM", "BAI_DELTAS", "DELTAS", "REFERENCES", "adversarial_instances", "bai_comparison",
+           "bai_instances", "bai_summary", "bernoulli_ratios", "beta_comparison", "cost", "error_rates"]
 
 #: The confidence levels of the Bernoulli table, from the paper's 0.1 down to 1e-10.
 DELTAS = (1e-1, 1e-2, 1e-3, 1e-6, 1e-10)
@@ -128,52 +136,115 @@ def error_rates(n_runs: int = 2000, delta: float = 0.5, seed: int = 12, workers:
 
 
 def bai_instances() -> dict[str, Instance]:
-    """Classic Bernoulli best-arm instances (Garivier & Kaufmann 2016, Section 6), as ``M = 1`` grouped ones.
+    """The Bernoulli best-arm instances ``mu1``, ``mu2`` of Garivier & Kaufmann's (2016) experiments, with ``M = 1``.
 
     The threshold 0.05 lies below every mean, so every arm is feasible and the
     answer is the best arm; the grouped algorithms still have to show it feasible.
     """
     return {
-        "mu1 = (0.5, 0.45, 0.43, 0.4, 0.3)": Instance([[0.5], [0.45], [0.43], [0.4], [0.3]], 0.05),
+        "mu1 = (0.5, 0.45, 0.43, 0.4)": Instance([[0.5], [0.45], [0.43], [0.4]], 0.05),
         "mu2 = (0.3, 0.21, 0.2, 0.19, 0.18)": Instance([[0.3], [0.21], [0.2], [0.19], [0.18]], 0.05),
     }
 
 
-def bai_comparison(n_runs: int = 200, deltas: Sequence[float] = (1e-1, 1e-2), seed: int = 2024,
+#: The confidence levels of the best-arm comparison.
+BAI_DELTAS = (1e-1, 1e-2, 1e-4, 1e-6, 1e-10)
+#: The reference rows of the best-arm comparison: ``(method, sampling, stopping, status)``
+#: (:mod:`gbai.studies.references`). Only the ``"proven"`` ones compete for the best reference.
+REFERENCES = (
+    ("TaS-KT", "track-and-stop", "kt", "proven"),
+    ("TaS-GK", "track-and-stop", "gk", "proven"),
+    ("TopTwo-KT", "top-two", "kt", "proven"),
+    ("TopTwo-GK", "top-two", "gk", "proven"),
+    ("TaS-heuristic", "track-and-stop", "heuristic", "unproven"),
+    ("TaS-oracle", "track-and-stop", "oracle", "yardstick (told the means)"),
+)
+
+
+def _reference_runs(task):
+    """The runs of one reference on one instance at one delta, through the result cache."""
+    from .references import run_reference
+
+    instance, sampling, stopping, delta, n_runs, seed, cache_dir = task
+
+    def compute():
+        runs = [run_reference(instance, sampling=sampling, stopping=stopping, delta=delta, seed=run_seed(seed, r))
+                for r in range(n_runs)]
+        return {name: np.array([run[k] for run in runs]) for k, name in ((0, "answer"), (1, "samples"), (3, "stopped"))}
+
+    payload = {"means": instance.means.tolist(), "sampling": sampling, "stopping": stopping, "delta": float(delta),
+               "n_runs": int(n_runs), "seed": int(seed), "reward": "bernoulli"}
+    return cached("bai-reference", payload, ["gbai.studies.references"], compute, cache_dir)
+
+
+def bai_comparison(n_runs: int = 200, deltas: Sequence[float] = BAI_DELTAS, seed: int = 2024,
                    algorithms: Sequence[str] = (ALGORITHM,), workers: int | None = None,
                    cache_dir="default") -> pd.DataFrame:
-    """Mean samples on :func:`bai_instances` against Track-and-Stop with the heuristic threshold (same seeds).
+    """Mean samples on :func:`bai_instances` of the references of :data:`REFERENCES` and of ``algorithms``, same seeds.
 
-    The reference (:mod:`gbai.studies.references`) is not delta-correct; its runs
-    are not cached. ``/ TaS`` columns divide each algorithm's mean by the reference's.
-    ``TaS (oracle stop)`` is the same sampling stopped by the delta-correct yardstick
-    that is told the true means.
+    One row per (delta, instance, method), Bernoulli rewards: ``status`` (``proven``,
+    ``unproven``, ``yardstick (told the means)`` or ``algorithm``), ``mean_samples`` and
+    its standard error ``se``, ``errors`` (wrong answers among stopped runs) and
+    ``unstopped``; ``best proven reference`` names the proven reference with the
+    fewest mean samples at that (delta, instance), ``/ best proven`` divides by its
+    mean, and ``paired se of the difference`` is the standard error of the mean
+    difference of paired runs to it (run ``r`` of every method uses the rewards of
+    :func:`gbai.run_seed` ``(seed, r)``). Reference runs are cached like sweeps and
+    spread over ``workers`` processes (default: all cores).
     """
-    from .references import run_track_and_stop
-
     instances = bai_instances()
-    rows = []
+    tasks = [(name, method, delta, (instance, sampling, stopping, float(delta), n_runs, seed, cache_dir))
+             for delta in deltas for name, instance in instances.items()
+             for method, sampling, stopping, _ in REFERENCES]
+    workers = workers or os.cpu_count() or 1
+    status = {method: kind for method, _, _, kind in REFERENCES}
+    runs = {}
+    pool = ProcessPoolExecutor(max_workers=workers) if workers > 1 else nullcontext()
+    with pool, tqdm(total=len(tasks), desc="best-arm references", unit="cell", smoothing=0.05) as bar:
+        mapper = pool.map if workers > 1 else map
+        for (name, method, delta, _), result in zip(tasks, mapper(_reference_runs, [task for *_, task in tasks])):
+            runs[delta, name, method] = result
+            bar.update()
     for delta in deltas:
         table = sweep(instances, list(algorithms), n_runs=n_runs, delta=delta, seed=seed, reward="bernoulli",
                       workers=workers, cache_dir=cache_dir)
+        for name in instances:
+            for algorithm in table["algorithm"].unique():
+                group = table[(table["instance"] == name) & (table["algorithm"] == algorithm)].sort_values("run")
+                runs[delta, name, algorithm] = {key: group[key].to_numpy() for key in ("answer", "samples", "stopped")}
+                status.setdefault(algorithm, "algorithm")
+    rows = []
+    for delta in deltas:
         for name, instance in instances.items():
-            row = {"delta": delta, "instance": name}
-            for stopping, column, errors in (("heuristic", "TaS (heuristic)", "TaS errors"),
-                                             ("oracle", "TaS (oracle stop)", "oracle stop errors")):
-                reference = [run_track_and_stop(instance, delta=delta, seed=run_seed(seed, r), stopping=stopping)
-                             for r in tqdm(range(n_runs), desc=f"Track-and-Stop, {stopping} stop", unit="run",
-                                           smoothing=0.05)]
-                row[column] = float(np.mean([samples for _, samples, _, _ in reference]))
-                row[errors] = int(sum(answer != instance.answer for answer, _, _, _ in reference))
-            tas = row["TaS (heuristic)"]
-            row["TaS (oracle stop) / TaS"] = row["TaS (oracle stop)"] / tas
-            for algorithm in algorithms:
-                group = table[(table["instance"] == name) & (table["algorithm"] == algorithm)]
-                mean = float(group["samples"].mean())
-                row[algorithm] = mean
-                row[f"{algorithm} / TaS"] = mean / tas
-                row[f"{algorithm} errors"] = int(group["error"].sum())
-            rows.append(row)
+            cell = {method: data for (d, n, method), data in runs.items() if d == delta and n == name}
+            proven = [method for method in cell if status[method] == "proven"]
+            best = min(proven, key=lambda method: cell[method]["samples"].mean())
+            for method, data in cell.items():
+                samples = data["samples"].astype(float)
+                stopped = data["stopped"].astype(bool)
+                rows.append({
+                    "delta": delta, "instance": name, "method": method, "status": status[method],
+                    "mean_samples": samples.mean(), "se": samples.std(ddof=1) / np.sqrt(samples.size),
+                    "errors": int((stopped & (data["answer"] != instance.answer)).sum()),
+                    "unstopped": int((~stopped).sum()), "best proven reference": best,
+                    "/ best proven": samples.mean() / cell[best]["samples"].mean(),
+                    "paired se of the difference": (samples - cell[best]["samples"]).std(ddof=1)
+                    / np.sqrt(samples.size),
+                })
+    return pd.DataFrame(rows)
+
+
+def bai_summary(table: pd.DataFrame) -> pd.DataFrame:
+    """Per (delta, instance) of :func:`bai_comparison`: the best proven reference, every other method's ratio to it."""
+    rows = []
+    for (delta, name), cell in table.groupby(["delta", "instance"], sort=False):
+        best = cell["best proven reference"].iloc[0]
+        reference = cell[cell["method"] == best].iloc[0]
+        row = {"delta": delta, "instance": name, "best proven reference": best,
+               "its mean samples": reference["mean_samples"], "its se": reference["se"]}
+        for _, other in cell[cell["method"] != best].iterrows():
+            row[f"{other['method']} / best"] = other["/ best proven"]
+        rows.append(row)
     return pd.DataFrame(rows)
 
 

@@ -1,29 +1,35 @@
-"""Reference algorithms for plain best-arm identification, the yardsticks of the near-limit study.
+"""Plain best-arm identification references: Track-and-Stop and Top Two, each with proven and unproven stops.
 
-Track-and-Stop with the heuristic threshold (*not delta-correct*). A reference for
-studies, not an entry of :data:`gbai.algorithms.ALGORITHMS`: it stops when the
-Chernoff statistic of the empirical best arm (Garivier & Kaufmann 2016, eq. (7))
-exceeds ``ln((ln t + 1)/delta)``, the threshold of the BAI literature's experiments,
-which is not proven to keep the error below ``delta``. Sampling: D-tracking of the
-Bernoulli optimal proportions ``w*(mu_hat)`` (their Theorem 5, two nested
-bisections) with forced exploration below ``sqrt(t) - K/2`` samples (Section 3.1).
-It runs one-attribute instances (``M = 1``; the threshold is ignored) on the first
-attribute's reward streams of a seed, so it sees the rewards a registered algorithm
-sees on that seed (common random numbers).
+Tooling for the near-limit study, not entries of :data:`gbai.algorithms.ALGORITHMS`:
+yardsticks for plain best-arm identification (``M = 1``; the threshold is ignored),
+run on the first attribute's reward streams of a seed, so they see the rewards a
+registered algorithm sees on that seed (common random numbers).
 
-``stopping="oracle"`` keeps the sampling and swaps the stop for a yardstick that *is*
-delta-correct but is told the true means: against each other arm ``b`` it needs the
-likelihood ratio of the true means (the larger one given to the empirical best
-``a``) to the best fit with ``mu_b >= mu_a`` to exceed ``(K - 1)/delta``. If ``a`` is
-not the best arm ``a*``, that ratio against ``b = a*`` is at most the ratio to the
-true means, which lie in the fitted set; the latter is a product of per-sample
-Bernoulli likelihood ratios, each of mean at most 1 for any law on [0, 1] (the
-ratio is convex in the reward, so it lies below its chord), hence a nonnegative
-supermartingale whatever the sampling, and Ville's inequality bounds its crossing
-by ``delta/(K - 1)``; ``K - 1`` wrong arms share ``delta``. It pays no price for
-learning the alternative, so it shows what a proven stop of this form reaches at
-best with this sampling. It is a measurement, not an algorithm: no real policy
-knows the means.
+Sampling (``sampling=``):
+
+* ``"track-and-stop"``: D-tracking of the Bernoulli optimal proportions
+  ``w*(mu_hat)`` (Garivier & Kaufmann 2016, Theorem 5), recomputed at every sample
+  by a warm-started Newton solver, with forced exploration below ``sqrt(t) - K/2``
+  samples (their Section 3.1);
+* ``"top-two"``: EB-TCI with ``beta = 1/2`` (Jourdan et al. 2022): the leader is the
+  empirical best arm, the challenger minimises the pairwise GLR against it plus
+  ``ln N_b``, and each leader is sampled in half of the rounds it leads (the
+  deterministic tracking of their Section 2).
+
+Stopping (``stopping=``), with ``Z_ab`` the GLR of the empirical best arm ``a``
+against ``b`` (their eq. (7)), tested against every ``b != a``:
+
+* ``"kt"`` (proven): ``Z_ab - R_a - R_b > ln((K - 1)/delta)``, ``R`` the
+  Krichevsky-Trofimov regret of an arm's rewards (:func:`gbai.beyond.mixtures.kt_regret`);
+* ``"gk"`` (proven): ``Z_ab > ln(2 t (K - 1)/delta)`` (Garivier & Kaufmann 2016);
+* ``"heuristic"`` (**unproven**): ``Z_ab > ln((ln t + 1)/delta)``, the threshold of
+  the literature's experiments;
+* ``"oracle"`` (a yardstick told the true means): the likelihood ratio of the true
+  means (the larger one given to ``a``) to the best fit with ``mu_b >= mu_a`` above
+  ``(K - 1)/delta``; delta-correct, but no policy knows the means.
+
+The book page "Proven stops for plain best-arm identification" proves the first two
+and the oracle delta-correct for any rewards in [0, 1].
 """
 
 from __future__ import annotations
@@ -33,19 +39,31 @@ import math
 import numpy as np
 from numba import njit
 
+from ..beyond.mixtures import kt_regret
 from ..fast.rewards import draw
 from ..limits.divergences import kl_bernoulli_scalar
 from ..paper.engine import NO_ANSWER
 from ..paper.model import Instance
 from ..paper.rewards import pair_keys, reward_code, reward_exponents
 
-__all__ = ["STOPPING_RULES", "heuristic_threshold", "optimal_proportions", "oracle_statistic", "run_track_and_stop",
-           "track_and_stop_kernel"]
+__all__ = ["PROVEN_STOPPING_RULES", "SAMPLING_RULES", "STOPPING_RULES", "TOP_TWO_BETA", "gk_threshold",
+           "heuristic_threshold", "kt_statistic", "optimal_proportions", "oracle_statistic", "reference_kernel",
+           "run_reference", "stopping_statistic"]
 
-#: Stopping rules of the reference: the heuristic threshold, or the oracle yardstick.
-STOPPING_RULES = ("heuristic", "oracle")
+#: Sampling rules of the references.
+SAMPLING_RULES = ("track-and-stop", "top-two")
+#: Stopping rules: the two proven ones first, then the unproven heuristic and the oracle yardstick.
+STOPPING_RULES = ("kt", "gk", "heuristic", "oracle")
+#: The stopping rules proven delta-correct (for any rewards in [0, 1]).
+PROVEN_STOPPING_RULES = ("kt", "gk")
+#: The Top Two rule's share of samples for its leader.
+TOP_TWO_BETA = 0.5
 
-_BISECTIONS = 32
+_KT, _GK, _HEURISTIC, _ORACLE = range(4)
+_TRACK_AND_STOP, _TOP_TWO = range(2)
+#: Clip of the means inside (0, 1) for w*, so that every divergence stays finite.
+_CLIP = 1e-6
+_NEWTON_STEPS = 100
 
 
 @njit(cache=True)
@@ -55,95 +73,138 @@ def heuristic_threshold(t, delta):
 
 
 @njit(cache=True)
-def _g(mu1, mua, x):
-    """``g_a(x) = (1 + x) I_{1/(1+x)}(mu_1, mu_a)`` = ``d(mu_1, m) + x d(mu_a, m)``."""
-    m = (mu1 + x * mua) / (1.0 + x)
-    return kl_bernoulli_scalar(mu1, m) + x * kl_bernoulli_scalar(mua, m)
+def gk_threshold(t, n_arms, delta):
+    """``ln(2 t (K - 1) / delta)``: Garivier & Kaufmann's (2016) proven threshold."""
+    return math.log(2.0 * t * (n_arms - 1) / delta)
 
 
 @njit(cache=True)
-def _x_of_y(mu1, mua, y):
-    """The root ``x`` of ``g_a(x) = y`` (``g_a`` increases from 0 to ``d(mu_1, mu_a)``)."""
-    lo, hi = 0.0, 1.0
-    while _g(mu1, mua, hi) < y and hi < 1e12:
-        hi *= 2.0
-    for _ in range(_BISECTIONS):
-        mid = 0.5 * (lo + hi)
-        if _g(mu1, mua, mid) < y:
-            lo = mid
+def _x_of_y(mu1, mua, y, x):
+    """The root ``x`` of ``g_a(x) = d(mu_1, m) + x d(mu_a, m) = y``, ``m = (mu_1 + x mu_a)/(1 + x)``, from ``x``.
+
+    ``g_a`` increases from 0 to ``d(mu_1, mu_a)`` and is concave with ``g_a'(x) = d(mu_a, m)``,
+    so a Newton step from either side lands at or left of the root, and the iterates
+    then rise to it; a step outside the bracket found so far is replaced by a bisection.
+    """
+    lo, hi = 0.0, math.inf
+    for _ in range(_NEWTON_STEPS):
+        m = (mu1 + x * mua) / (1.0 + x)
+        slope = kl_bernoulli_scalar(mua, m)
+        excess = kl_bernoulli_scalar(mu1, m) + x * slope - y
+        if excess < 0.0:
+            lo = x
         else:
-            hi = mid
-    return 0.5 * (lo + hi)
+            hi = x
+        if abs(excess) <= 1e-15 * y or slope <= 0.0:
+            break
+        step = x - excess / slope
+        if not lo < step < hi:
+            step = 0.5 * (lo + hi) if hi < math.inf else 2.0 * x + 1.0
+        if abs(step - x) <= 1e-15 * x:
+            break
+        x = step
+    return x
 
 
 @njit(cache=True)
-def optimal_proportions(mu):
-    """``w*(mu)`` for Bernoulli arms (Garivier & Kaufmann 2016, Theorem 5); uniform on a tie."""
+def _proportions(mu, y, xs):
+    """``(w*(mu), y)`` from the warm start ``y`` (none if ``y <= 0``) and ``xs`` (updated in place).
+
+    Garivier & Kaufmann (2016, Theorem 5): ``w*_a`` is proportional to ``x_a(y*)`` (1 for
+    the best arm), where ``y*`` solves ``F(y) = sum_a d(mu_1, m_a)/d(mu_a, m_a) = 1``;
+    ``F`` increases from 0 to infinity on ``(0, d(mu_1, mu_2))``. Newton on ``F`` with
+    its exact derivative, safeguarded by bisection, to ``|F - 1| <= 1e-13``. Uniform on a
+    tie for the best arm.
+    """
     k = mu.size
     w = np.full(k, 1.0 / k)
     best = 0
     for a in range(k):
         if mu[a] > mu[best]:
             best = a
-    # Clip to the open interval so that every divergence stays finite.
-    eps = 1e-6
-    mu1 = min(max(mu[best], eps), 1.0 - eps)
+    mu1 = min(max(mu[best], _CLIP), 1.0 - _CLIP)
     second = -1.0
     for a in range(k):
         if a != best:
-            second = max(second, min(max(mu[a], eps), 1.0 - eps))
-    if k == 1:
-        return w
-    if second >= mu1:
-        return w
+            second = max(second, min(max(mu[a], _CLIP), 1.0 - _CLIP))
+    if k == 1 or second >= mu1:
+        return w, 0.0
     top = kl_bernoulli_scalar(mu1, second)
-    xs = np.zeros(k)
-
-    def f(y):
-        total = 0.0
+    lo, hi = 0.0, top
+    if not 0.0 < y < top:
+        y = 0.5 * top
+    for _ in range(_NEWTON_STEPS):
+        excess = -1.0
+        slope = 0.0
         for a in range(k):
             if a == best:
                 continue
-            mua = min(max(mu[a], eps), 1.0 - eps)
-            x = _x_of_y(mu1, mua, y)
+            mua = min(max(mu[a], _CLIP), 1.0 - _CLIP)
+            x = _x_of_y(mu1, mua, y, max(xs[a], 0.0))
             xs[a] = x
             m = (mu1 + x * mua) / (1.0 + x)
-            total += kl_bernoulli_scalar(mu1, m) / max(kl_bernoulli_scalar(mua, m), 1e-300)
-        return total
-
-    lo, hi = 0.0, top
-    for _ in range(_BISECTIONS):
-        mid = 0.5 * (lo + hi)
-        if f(mid) < 1.0:
-            lo = mid
+            d1 = kl_bernoulli_scalar(mu1, m)
+            d2 = kl_bernoulli_scalar(mua, m)
+            excess += d1 / d2
+            # dF/dy = sum_a (d ratio/dm)(dm/dx)/g_a'(x), with g_a'(x) = d2.
+            variance = m * (1.0 - m)
+            ratio_slope = ((m - mu1) * d2 - (m - mua) * d1) / (variance * d2 * d2)
+            slope += ratio_slope * (mua - mu1) / ((1.0 + x) * (1.0 + x)) / d2
+        if excess < 0.0:
+            lo = y
         else:
-            hi = mid
-    f(0.5 * (lo + hi))
+            hi = y
+        if abs(excess) <= 1e-13:
+            break
+        step = y - excess / slope if slope > 0.0 else -1.0
+        if not lo < step < hi:
+            step = 0.5 * (lo + hi)
+        if abs(step - y) <= 1e-15 * y:
+            break
+        y = step
     total = 1.0
     for a in range(k):
         if a != best:
             total += xs[a]
     for a in range(k):
         w[a] = (1.0 if a == best else xs[a]) / total
-    return w
+    return w, y
 
 
 @njit(cache=True)
-def _chernoff(means, counts):
-    """``(a_hat, Z(t))``: the empirical best arm and the smallest pairwise GLR against it."""
-    k = means.size
+def optimal_proportions(mu):
+    """``w*(mu)`` for Bernoulli arms (Garivier & Kaufmann 2016, Theorem 5); uniform on a tie."""
+    return _proportions(mu, -1.0, np.zeros(mu.size))[0]
+
+
+@njit(cache=True)
+def _pair_glr(mu_hat, counts, a, b):
+    """``Z_ab``: the GLR of ``mu_a > mu_b`` against ``mu_a <= mu_b`` (0 unless ``mu_hat_a > mu_hat_b``)."""
+    if not mu_hat[a] > mu_hat[b]:
+        return 0.0
+    m = (counts[a] * mu_hat[a] + counts[b] * mu_hat[b]) / (counts[a] + counts[b])
+    return counts[a] * kl_bernoulli_scalar(mu_hat[a], m) + counts[b] * kl_bernoulli_scalar(mu_hat[b], m)
+
+
+@njit(cache=True)
+def _empirical_best(mu_hat):
     a = 0
-    for i in range(k):
-        if means[i] > means[a]:
+    for i in range(mu_hat.size):
+        if mu_hat[i] > mu_hat[a]:
             a = i
+    return a
+
+
+@njit(cache=True)
+def kt_statistic(sums, counts, a):
+    """``min_{b != a} Z_ab - R_a - R_b``: the KT stop's statistic for the answer ``a``."""
     z = math.inf
-    for b in range(k):
-        if b == a:
-            continue
-        m = (counts[a] * means[a] + counts[b] * means[b]) / (counts[a] + counts[b])
-        value = counts[a] * kl_bernoulli_scalar(means[a], m) + counts[b] * kl_bernoulli_scalar(means[b], m)
-        z = min(z, value)
-    return a, z
+    mu_hat = sums / counts
+    regret_a = kt_regret(sums[a], float(counts[a]))
+    for b in range(sums.size):
+        if b != a:
+            z = min(z, _pair_glr(mu_hat, counts, a, b) - regret_a - kt_regret(sums[b], float(counts[b])))
+    return z
 
 
 @njit(cache=True)
@@ -151,7 +212,7 @@ def oracle_statistic(means, mu_hat, counts, a):
     """The smallest log-likelihood ratio, over arms ``b != a``, of the true means (the larger given
     to ``a``) to the best fit with ``mu_b >= mu_a``; ``a`` must be the empirical best.
 
-    It equals the Chernoff statistic of the pair minus ``n_a d(mu_hat_a, hi) + n_b d(mu_hat_b, lo)``,
+    It equals the GLR of the pair minus ``n_a d(mu_hat_a, hi) + n_b d(mu_hat_b, lo)``,
     the fit of the true means (``d``: the Bernoulli divergence).
     """
     z = math.inf
@@ -167,10 +228,29 @@ def oracle_statistic(means, mu_hat, counts, a):
 
 
 @njit(cache=True)
-def track_and_stop_kernel(means, keys, exponents, model, delta, max_samples, oracle=False):
-    """Run Track-and-Stop; returns ``(answer, samples, counts, stopped)`` (answer: an arm, or NO_ANSWER).
+def stopping_statistic(rule, means, sums, counts, a, t, delta):
+    """``(statistic, level)`` of stopping rule ``rule`` (a code, in the order of :data:`STOPPING_RULES`)."""
+    k = sums.size
+    if rule == _KT:
+        return kt_statistic(sums, counts, a), math.log((k - 1) / delta)
+    if rule == _ORACLE:
+        return oracle_statistic(means, sums / counts, counts, a), math.log((k - 1) / delta)
+    mu_hat = sums / counts
+    z = math.inf
+    for b in range(k):
+        if b != a:
+            z = min(z, _pair_glr(mu_hat, counts, a, b))
+    if rule == _GK:
+        return z, gk_threshold(t, k, delta)
+    return z, heuristic_threshold(t, delta)
 
-    ``oracle`` replaces the heuristic stop by the oracle yardstick (module docstring).
+
+@njit(cache=True)
+def reference_kernel(means, keys, exponents, model, delta, max_samples, sampling, stopping):
+    """Run a reference; returns ``(answer, samples, counts, stopped)`` (answer: an arm, or NO_ANSWER).
+
+    ``sampling`` and ``stopping`` are codes in the order of :data:`SAMPLING_RULES` and
+    :data:`STOPPING_RULES`. The stop is checked after every sample.
     """
     k = means.size
     sums = np.zeros(k)
@@ -179,47 +259,68 @@ def track_and_stop_kernel(means, keys, exponents, model, delta, max_samples, ora
         sums[a] += draw(keys[a], 0, means[a], exponents[a], model)
         counts[a] = 1
     t = k
-    level = math.log(max(k - 1, 1) / delta)
+    y = -1.0
+    xs = np.zeros(k)
+    led = np.zeros(k, dtype=np.int64)  # Top Two: rounds each arm led
+    leader_pulls = np.zeros(k, dtype=np.int64)  # and samples it drew as the leader
     while True:
         mu_hat = sums / counts
-        a_hat, z = _chernoff(mu_hat, counts)
-        if oracle:
-            if oracle_statistic(means, mu_hat, counts, a_hat) > level:
-                return a_hat, t, counts, True
-        elif z > heuristic_threshold(t, delta):
-            return a_hat, t, counts, True
+        a = _empirical_best(mu_hat)
+        statistic, level = stopping_statistic(stopping, means, sums, counts, a, t, delta)
+        if statistic > level:
+            return a, t, counts, True
         if t + 1 > max_samples:
             return NO_ANSWER, t, counts, False
-        fewest = 0
-        for a in range(k):
-            if counts[a] < counts[fewest]:
-                fewest = a
-        if counts[fewest] < math.sqrt(t) - k / 2.0:
-            pull = fewest
+        if sampling == _TRACK_AND_STOP:
+            fewest = 0
+            for i in range(k):
+                if counts[i] < counts[fewest]:
+                    fewest = i
+            if counts[fewest] < math.sqrt(t) - k / 2.0:
+                pull = fewest
+            else:
+                w, y = _proportions(mu_hat, y, xs)
+                pull = 0
+                lag = -math.inf
+                for i in range(k):
+                    if t * w[i] - counts[i] > lag:
+                        lag, pull = t * w[i] - counts[i], i
         else:
-            w = optimal_proportions(mu_hat)
-            pull = 0
-            lag = -math.inf
-            for a in range(k):
-                if t * w[a] - counts[a] > lag:
-                    lag, pull = t * w[a] - counts[a], a
+            led[a] += 1
+            if leader_pulls[a] <= TOP_TWO_BETA * led[a]:
+                pull = a
+                leader_pulls[a] += 1
+            else:
+                pull = -1
+                cost = math.inf
+                for b in range(k):
+                    if b != a:
+                        value = _pair_glr(mu_hat, counts, a, b) + math.log(counts[b])
+                        if value < cost:
+                            cost, pull = value, b
         sums[pull] += draw(keys[pull], counts[pull], means[pull], exponents[pull], model)
         counts[pull] += 1
         t += 1
 
 
-def run_track_and_stop(instance: Instance, *, delta: float = 0.1, seed=0, reward: str = "bernoulli",
-                       max_samples: int = 10_000_000, stopping: str = "heuristic") -> tuple[int, int, np.ndarray, bool]:
-    """Run the reference on a one-attribute instance; returns ``(answer, samples, counts, stopped)``.
+def run_reference(instance: Instance, *, sampling: str = "track-and-stop", stopping: str = "kt", delta: float = 0.1,
+                  seed=0, reward: str = "bernoulli",
+                  max_samples: int = 10_000_000) -> tuple[int, int, np.ndarray, bool]:
+    """Run a reference on a one-attribute instance; returns ``(answer, samples, counts, stopped)``.
 
-    ``stopping="heuristic"``: the heuristic threshold, not delta-correct;
-    ``"oracle"``: the delta-correct yardstick told the true means (module docstring).
+    ``sampling`` is one of :data:`SAMPLING_RULES`, ``stopping`` one of
+    :data:`STOPPING_RULES` (module docstring): ``"kt"`` and ``"gk"`` are proven
+    delta-correct, ``"heuristic"`` is not, ``"oracle"`` is told the true means.
     ``instance`` must have ``M = 1``; its threshold is ignored (plain best-arm
     identification). The rewards are the first attribute's streams of ``seed``
     (:func:`gbai.paper.rewards.pair_keys`).
     """
     if not isinstance(instance, Instance) or instance.n_attributes != 1:
-        raise ValueError("the Track-and-Stop reference needs a gbai Instance with one attribute (M = 1)")
+        raise ValueError("the best-arm references need a gbai Instance with one attribute (M = 1)")
+    if instance.n_arms < 2:
+        raise ValueError("the best-arm references need at least two arms")
+    if sampling not in SAMPLING_RULES:
+        raise ValueError(f"sampling must be one of {list(SAMPLING_RULES)}, got {sampling!r}")
     if stopping not in STOPPING_RULES:
         raise ValueError(f"stopping must be one of {list(STOPPING_RULES)}, got {stopping!r}")
     if stopping == "oracle" and not ((instance.means > 0.0) & (instance.means < 1.0)).all():
@@ -230,7 +331,7 @@ def run_track_and_stop(instance: Instance, *, delta: float = 0.1, seed=0, reward
         raise ValueError("max_samples must cover one sample of every arm")
     means = np.ascontiguousarray(instance.means[:, 0], dtype=np.float64)
     keys = np.ascontiguousarray(pair_keys(seed, instance.n_arms, 1)[:, 0])
-    answer, samples, counts, stopped = track_and_stop_kernel(
+    answer, samples, counts, stopped = reference_kernel(
         means, keys, np.ascontiguousarray(reward_exponents(means)), reward_code(reward), float(delta),
-        np.int64(max_samples), stopping == "oracle")
+        np.int64(max_samples), SAMPLING_RULES.index(sampling), STOPPING_RULES.index(stopping))
     return int(answer), int(samples), counts, bool(stopped)

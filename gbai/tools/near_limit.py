@@ -10,10 +10,16 @@ import argparse
 from pathlib import Path
 
 from ..algorithms import resolve
-from ..studies.near_limit import (ALGORITHM, DELTAS, __doc__ as STUDY_DOC, bai_comparison, bernoulli_ratios,
-                                  beta_comparison, cost, error_rates)
+from ..studies.near_limit import (ALGORITHM, BAI_DELTAS, DELTAS, __doc__ as STUDY_DOC, bai_comparison, bai_summary,
+                                  bernoulli_ratios, beta_comparison, cost, error_rates)
 
 __all__ = ["main"]
+
+
+def _formats(table) -> list[str]:
+    """Sample counts as integers with thousands separators, every other number to 3 significant digits."""
+    return [",.0f" if name in ("mean_samples", "se", "its mean samples", "its se", "paired se of the difference")
+            else ".3g" for name in table.columns]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -26,7 +32,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="run only these parts (repeatable; default: all five)")
     parser.add_argument("--algorithm", default=ALGORITHM, help=f"the algorithm spec measured (default {ALGORITHM})")
     parser.add_argument("--deltas", type=float, nargs="+", default=None,
-                        help="the deltas of the Bernoulli and Beta tables (defaults: theirs)")
+                        help="the deltas of the Bernoulli, Beta and best-arm tables (defaults: theirs)")
     parser.add_argument("--suffix", default="", help="appended to the CSV file names")
     args = parser.parse_args(argv)
     if args.runs < 1 or args.error_runs < 1 or (args.workers is not None and args.workers < 1):
@@ -44,14 +50,17 @@ def main(argv: list[str] | None = None) -> int:
         "errors": ("error_rates", lambda: error_rates(args.error_runs, workers=args.workers, algorithm=algorithm)),
         "cost": ("cost", lambda: cost(algorithm=algorithm, baseline=ALGORITHM if algorithm != ALGORITHM
                                       else "css-lucb")),
-        "bai": ("bai_comparison", lambda: bai_comparison(args.runs, workers=args.workers,
+        "bai": ("bai_comparison", lambda: bai_comparison(args.runs, args.deltas or BAI_DELTAS, workers=args.workers,
                                                          algorithms=list(dict.fromkeys([ALGORITHM, algorithm])))),
     }
     for key in args.only or list(parts):
         name, compute = parts[key]
-        table = compute()
-        table.to_csv(args.out / f"{name}{args.suffix}.csv", index=False)
-        print(f"\n## {name}\n\n{table.to_markdown(index=False, floatfmt='.3g')}", flush=True)
+        tables = {name: compute()}
+        if key == "bai":
+            tables["bai_summary"] = bai_summary(tables[name])
+        for title, table in tables.items():
+            table.to_csv(args.out / f"{title}{args.suffix}.csv", index=False)
+            print(f"\n## {title}\n\n{table.to_markdown(index=False, floatfmt=_formats(table))}", flush=True)
     return 0
 
 

@@ -45,9 +45,9 @@ html_show_sourcelink = False
 # MathJax 3 served with the site instead of a CDN.
 mathjax_path = "mathjax/tex-mml-chtml.js"
 
-# Exercise solutions start collapsed behind one button: a solution cell with its check
-# (source and output, cells tagged `solution`) and the boxes of written answers.
-togglebutton_selector = ".toggle, .admonition.dropdown, .cell.tag_solution"
+# Exercise solutions start collapsed behind one kind of button: a solution cell with its
+# check (source and output, cells tagged `solution`) and a written answer (a `toggle` block).
+togglebutton_selector = ".toggle, .cell.tag_solution"
 togglebutton_hint = "Show solution"
 togglebutton_hint_hide = "Hide solution"
 

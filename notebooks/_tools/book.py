@@ -107,12 +107,19 @@ def build_book(notebooks: Path, output: Path, work: Path | None = None) -> Path:
     import nbformat
 
     stems = {int(page.stem[:2]): page.stem for page in pages}
+    # The figures' data files: the whole of a table that a notebook prints truncated.
+    figures = notebooks.resolve().parent / "figures"
+    datasets = {path.name: path.read_text(encoding="utf-8") for path in sorted(figures.glob("*.csv"))}
     (work / DOWNLOADS).mkdir()
     for page in pages:
         shutil.copy2(page, work / DOWNLOADS / page.name)
         shutil.copy2(page.with_suffix(".py"), work / DOWNLOADS / page.with_suffix(".py").name)
         notebook = nbformat.read(page, as_version=4)
-        nbformat.write(prepare_page(notebook, page.stem, stems, public, DOWNLOADS), work / page.name)
+        tables: dict[str, str] = {}
+        nbformat.write(prepare_page(notebook, page.stem, stems, public, DOWNLOADS, tables, datasets),
+                       work / page.name)
+        for name, text in tables.items():
+            (work / DOWNLOADS / name).write_text(text, encoding="utf-8")
     target = work / "_mathjax" / "mathjax"
     for part in _MATHJAX_PARTS:
         source = mathjax / "es5" / part

@@ -6,7 +6,7 @@ as written. On the page:
 
 * each exercise's reference solution and its check (source and output) form one
   cell tagged ``solution``, collapsed behind one "Show solution" button, and a
-  written answer sits in a collapsed "Solution" box; nbgrader's markers
+  written answer is collapsed behind the same button; nbgrader's markers
   (``### BEGIN SOLUTION``, hidden-test markers) and metadata are dropped;
 * a Markdown cell that starts with ``**Figure.**`` becomes the numbered caption of
   the figure above it, and its text the figure's alt text;
@@ -15,13 +15,17 @@ as written. On the page:
   notebook's own page), and author-year citations link to the references page;
 * the first cell that uses a function of the public API is preceded by links to
   its entries on the API page;
-* a line under the title offers the page's sources, ``.py`` and ``.ipynb``.
+* a line under the title offers the page's sources, ``.py`` and ``.ipynb``;
+* a table wider than the text column is shown transposed or with its leading
+  columns (:mod:`book_tables`), with a note that offers the whole table as a CSV.
 """
 
 from __future__ import annotations
 
 import copy
 import re
+
+from book_tables import fit_table, matching_dataset, printed_size
 
 __all__ = ["PAPER_URL", "prepare_page", "plain_text"]
 
@@ -140,7 +144,8 @@ def _exercises(cells: list) -> list:
         elif cell.cell_type == "markdown" and grading.get("solution"):
             cell = _clean(cell)
             cell.metadata["tags"] = [tag for tag in cell.metadata.get("tags", []) if tag != "solution"]
-            cell.source = f"`````{{admonition}} Solution\n:class: dropdown\n\n{cell.source}\n`````"
+            # Behind the same "Show solution" button as the code solutions (sphinx-togglebutton).
+            cell.source = f"`````{{toggle}}\n{cell.source}\n`````"
         elif grading:
             cell = _clean(cell)
         result.append(cell)
@@ -184,8 +189,9 @@ def _api_links(cells: list, public: dict[str, str]) -> list:
         if cell.cell_type == "code" and "solution" not in cell.metadata.get("tags", []):
             used = []
             for name, target in public.items():
-                pattern = rf"\bgbai\.{re.escape(name)}\b" if target == f"gbai.{name}" else \
-                    rf"(?:\bgbai\.plotting\.{re.escape(name)}|^from gbai\.plotting import .*\b{re.escape(name)}\b)"
+                module = target.rsplit(".", 1)[0]
+                pattern = rf"\bgbai\.{re.escape(name)}\b" if module == "gbai" else \
+                    rf"(?:\b{re.escape(target)}\b|^from {re.escape(module)} import .*\b{re.escape(name)}\b)"
                 if name not in seen and re.search(pattern, cell.source, re.MULTILINE):
                     used.append(target)
                     seen.add(name)
@@ -199,19 +205,70 @@ def _api_links(cells: list, public: dict[str, str]) -> list:
     return result
 
 
-def prepare_page(notebook, stem: str, stems: dict[int, str], public: dict[str, str], downloads: str):
+def _fit_tables(cells: list, stem: str, downloads: str, tables: dict[str, str], datasets: dict[str, str]) -> list:
+    """Each table output wider than the text column replaced by a summary, with a note linking its CSV.
+
+    The CSV is the data file in ``datasets`` that holds the whole table when pandas
+    printed it truncated, or else the table as printed (added to ``tables``).
+    """
+    import nbformat
+
+    result = []
+    for cell in cells:
+        result.append(cell)
+        if cell.cell_type != "code":
+            continue
+        for output in cell.get("outputs", []):
+            markup = output.get("data", {}).get("text/html")
+            markup = "".join(markup) if isinstance(markup, list) else markup
+            if not markup or "<table" not in markup:
+                continue
+            fitted, table = fit_table(markup)
+            if fitted.html is None:
+                continue
+            size = printed_size(markup)
+            dataset = matching_dataset(table, size, datasets) if size else None
+            if dataset is not None:
+                name = dataset
+                tables[name] = datasets[dataset]
+            else:
+                name = f"{stem}-table-{sum(key.startswith(stem) for key in tables) + 1}.csv"
+                tables[name] = table.to_csv()
+            link = f"{{download}}`{name} <{downloads}/{name}>`"
+            if size is None:
+                whole = f"the whole table: {link}"
+            elif dataset is not None:
+                whole = f"pandas prints it shortened; all {size[0]} rows and {size[1]} columns: {link}"
+            else:
+                whole = f"pandas prints it shortened ({size[0]} rows and {size[1]} columns in all); the printed part: {link}"
+            output["data"]["text/html"] = f"<div>\n{fitted.html}\n</div>"
+            if fitted.shown == "transposed":
+                shown = "The table above is shown transposed to fit the page (its rows are the notebook's columns)"
+            else:
+                shown = f"The table above shows its first {fitted.columns_shown} of {fitted.columns} columns to fit the page"
+            note = f"{shown}; {whole}."
+            result.append(nbformat.v4.new_markdown_cell(note, metadata={"tags": ["table-note"]}))
+    return result
+
+
+def prepare_page(notebook, stem: str, stems: dict[int, str], public: dict[str, str], downloads: str,
+                 tables: dict[str, str] | None = None, datasets: dict[str, str] | None = None):
     """The book's version of an executed notebook (a copy; ``notebook`` is left as it is).
 
     ``stem`` names the notebook (``05_experiment_1``), ``stems`` maps each notebook
     number to its stem, ``public`` each public name to its documented target
     (``"run"`` -> ``"gbai.run"``, ``"savefig"`` -> ``"gbai.plotting.savefig"``), and
     ``downloads`` the folder, beside the page, that holds its ``.py`` and ``.ipynb``.
+    The CSV files of tables too wide for the page are added to ``tables`` (file name ->
+    text), for the caller to write into ``downloads``; ``datasets`` (file name -> text,
+    the figures' data files) may hold the whole of a table that pandas printed truncated.
     """
     import nbformat
 
     page = copy.deepcopy(notebook)
     cells = _exercises(page.cells)
     cells = _captions(cells, stem)
+    cells = _fit_tables(cells, stem, downloads, {} if tables is None else tables, datasets or {})
     for cell in cells:
         if cell.cell_type == "markdown":
             cell.source = _link_prose(cell.source, stem, stems)

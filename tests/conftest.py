@@ -1,0 +1,51 @@
+"""Shared fixtures: a real browser (the system's Chromium, driven by Playwright).
+
+Tests that look at pages as a reader does (``make lab`` in tests/test_lab.py, the book
+in tests/test_classroom.py) take the ``browser`` fixture. Without a browser they skip
+with a one-line reason on a user's machine and fail in CI (``CI`` set), where
+``.ci/run`` installs Chromium. ``GBAI_BROWSER`` names the browser to use.
+"""
+
+import os
+import shutil
+
+import pytest
+
+BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+
+
+def in_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
+def unavailable(reason: str, test: str):
+    """A missing browser fails the run in CI and skips the test elsewhere."""
+    if in_ci():
+        pytest.fail(f"CI must run the browser test of {test}, but {reason}")
+    pytest.skip(f"{reason}: the browser test of {test} is skipped")
+
+
+def find_browser() -> str | None:
+    named = os.environ.get("GBAI_BROWSER")
+    if named:
+        return shutil.which(named) or (named if os.access(named, os.X_OK) else None)
+    return next((found for found in map(shutil.which, BROWSERS) if found), None)
+
+
+@pytest.fixture(scope="session")
+def browser(request):
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        unavailable("Playwright is not installed (pip install -e '.[test]')", request.node.name)
+    executable = find_browser()
+    if executable is None:
+        unavailable("no Chromium is installed (apt install chromium, or set GBAI_BROWSER)", request.node.name)
+    # Chromium refuses to start as root with its sandbox on (containers, CI machines).
+    arguments = ["--no-sandbox"] if os.geteuid() == 0 else []
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=executable, args=arguments)
+        try:
+            yield launched
+        finally:
+            launched.close()
