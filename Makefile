@@ -5,6 +5,7 @@
 #   make course-lab   JupyterLab with nbgrader's teacher tools on the course folder
 #   make book      render the executed notebooks as a static site in build/book/
 #   make assignments / autograde / feedback / export   the nbgrader course in build/assignments/
+#   make student-kit  build/student-kit.zip: what students install (no solutions)
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 .DEFAULT_GOAL := help
@@ -25,6 +26,14 @@ LAB_ARGS ?=
 STUDENT ?=
 ASSIGNMENT ?=
 SELECTION := $(ASSIGNMENT) $(foreach student,$(STUDENT),--student $(student))
+# make autograde TIMEOUT=60: seconds a cell may run before grading stops it (default 300).
+TIMEOUT ?=
+# make student-kit writes the kit here.
+KIT ?= build/student-kit.zip
+# make grade-answer STUDENT=alice ANSWER=nb05_ex1_answer SCORE=1 COMMENT="...": one written answer.
+ANSWER ?=
+SCORE ?=
+COMMENT ?=
 # Jupyter refuses to run as root without this flag (containers, CI machines).
 ALLOW_ROOT := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
@@ -34,7 +43,7 @@ export GBAI_CACHE_DIR ?= $(CURDIR)/.cache/gbai
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
 .PHONY: help install lock figures test test-package test-notebooks test-grading lab course-lab book assignments autograde \
-	feedback export paper benchmark clean
+	feedback export grade-answer student-kit paper benchmark clean
 
 help:
 	@echo "make install         create .venv with gbai and every extra, and its Jupyter kernel (the other targets do it too)"
@@ -47,8 +56,12 @@ help:
 	@echo "make course-lab      JupyterLab with nbgrader's teacher tools, in the course folder $(COURSE)/"
 	@echo "make book            static HTML site of the executed notebooks in build/book/"
 	@echo "make assignments     student versions + nbgrader course in $(COURSE)/ (ASSIGNMENT=01 for one)"
+	@echo "make student-kit     build/student-kit.zip for students: the student versions, gbai as a wheel, a guide"
 	@echo "make autograde       grade $(COURSE)/submitted/<student>/<assignment>/ again -> grades.csv, grades-totals.csv"
-	@echo "                     (one student or assignment: make autograde STUDENT=alice ASSIGNMENT=05_experiment_1)"
+	@echo "                     (one student or assignment: make autograde STUDENT=alice ASSIGNMENT=05_experiment_1;"
+	@echo "                     TIMEOUT=60 stops a cell after 60 s instead of 300 s)"
+	@echo "make grade-answer    list the written answers to grade; STUDENT=alice ANSWER=<cell id> SCORE=1 [COMMENT=...]"
+	@echo "                     grades one as formgrader does"
 	@echo "make feedback        HTML feedback for every graded submission (STUDENT=, ASSIGNMENT= as above)"
 	@echo "make export          rewrite grades.csv (per item) and grades-totals.csv (per student) from the gradebook"
 	@echo "make test-grading    the grading tests on every notebook (make test grades notebook 1)"
@@ -97,10 +110,13 @@ test-notebooks: $(STAMP)
 		$(BIN)/python -m pytest -p no:cacheprovider -n 2 --dist loadfile --nbval --nbval-current-env \
 		--nbval-sanitize-with tests/nbval_sanitize.cfg $(QUICK)/*.ipynb
 
-# The test suite grades notebook 1; this grades every notebook (the grading tests only, not the book's).
+# The test suite grades notebook 1; this grades every notebook (the grading tests only, not the book's:
+# the tests below are those that build the book).
+BOOK_TESTS := every_notebook_has_a_page or landing_page or the_book_shows or solution_toggle or figures_are_numbered \
+	or links_to_notebooks or every_page_offers or titles_are_plain or every_table_fits or table_too_wide
 test-grading: $(STAMP)
 	TQDM_DISABLE=1 GBAI_GRADING_NOTEBOOKS=all $(BIN)/python -m pytest -p no:cacheprovider tests/test_classroom.py \
-		-k "not book and not page and not landing"
+		-k "not ($(BOOK_TESTS))"
 
 # In notebooks/, where Jupytext finds its pairing (jupytext.toml); the reader's Lab leaves
 # nbgrader's teacher extensions out (notebooks/_tools/reader_lab), course-lab has them.
@@ -121,7 +137,18 @@ assignments: $(STAMP)
 	$(BIN)/python notebooks/_tools/pipeline.py assignments $(ASSIGNMENT) --output $(COURSE)
 
 autograde: $(STAMP)
-	$(BIN)/python notebooks/_tools/pipeline.py autograde $(SELECTION) --output $(COURSE)
+	$(BIN)/python notebooks/_tools/pipeline.py autograde $(SELECTION) $(if $(TIMEOUT),--timeout $(TIMEOUT)) \
+		--output $(COURSE)
+
+# The comment reaches the shell as an environment variable (make exports command-line
+# variables), so quotes in it survive.
+grade-answer: $(STAMP)
+	$(BIN)/python notebooks/_tools/pipeline.py grade-answer $(SELECTION) $(if $(ANSWER),--answer "$(ANSWER)") \
+		$(if $(SCORE),--score "$(SCORE)") $(if $(COMMENT),--comment "$$COMMENT") --output $(COURSE)
+
+# The student versions of every notebook, gbai as a wheel and a guide, without any solution.
+student-kit: $(STAMP)
+	$(BIN)/python notebooks/_tools/kit.py --course $(COURSE) --output $(KIT)
 
 feedback: $(STAMP)
 	$(BIN)/python notebooks/_tools/pipeline.py feedback $(SELECTION) --output $(COURSE)

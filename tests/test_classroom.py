@@ -11,6 +11,7 @@ run. `make test` grades notebook 1 (about a minute); `make test-grading`
 
 import ast
 import csv
+import html
 import io
 import json
 import os
@@ -18,6 +19,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -64,6 +66,28 @@ def _pipeline(*arguments: str, cwd: Path = ROOT, status: int = 0) -> subprocess.
     completed = subprocess.run([sys.executable, str(TOOLS / "pipeline.py"), *arguments], cwd=cwd,
                                capture_output=True, text=True)
     assert completed.returncode == status, completed.stderr[-3000:]
+    return completed
+
+
+def _streamed(*arguments: str, status: int = 0) -> subprocess.CompletedProcess:
+    """``_pipeline``, reading the output as it comes: ``running`` has, per stdout line, whether the
+    command was still running when the line arrived."""
+    import threading
+
+    process = subprocess.Popen([sys.executable, str(TOOLS / "pipeline.py"), *arguments], cwd=ROOT, text=True,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    errors: list[str] = []
+    reader = threading.Thread(target=lambda: errors.extend(process.stderr))
+    reader.start()
+    lines, running = [], []
+    for line in process.stdout:
+        running.append(process.poll() is None)
+        lines.append(line)
+    process.wait()
+    reader.join()
+    completed = subprocess.CompletedProcess(process.args, process.returncode, "".join(lines), "".join(errors))
+    assert completed.returncode == status, completed.stderr[-3000:]
+    completed.running = running
     return completed
 
 
@@ -308,14 +332,67 @@ def test_submissions_are_matched_by_their_cells_then_by_their_name(tmp_path):
     _handed_in(submitted / "eve" / "01_a" / "01_a.ipynb", "nb02", answered=True)  # notebook 2 under notebook 1's name
     (submitted / "fay" / "01_a").mkdir(parents=True)
     (submitted / "fay" / "01_a" / "01_a.ipynb").write_text("not json")
+    _handed_in(submitted / "gil" / "01_a" / "01_a.ipynb", "nb01", answered=False)  # two answered copies beside it
+    _handed_in(submitted / "gil" / "01_a" / "01_a-Copy1.ipynb", "nb01", answered=True)
+    _handed_in(submitted / "gil" / "01_a" / "01_a-Copy2.ipynb", "nb01", answered=True)
     found, problems = find_submissions(submitted, assignments)
     graded = {(item.student, item.assignment): (item.path.name, item.note is not None) for item in found}
     assert graded == {("ann", "01_a"): ("01_a.ipynb", False), ("bob", "01_a"): ("01_a-Copy1.ipynb", True),
                       ("cat", "02_b"): ("02_b (1).ipynb", True)}
-    reported = {(problem.student, problem.path.name, problem.spare) for problem in problems}
-    assert reported == {("bob", "01_a.ipynb", True), ("dan", "01_a", False), ("eve", "01_a.ipynb", False),
-                        ("fay", "01_a.ipynb", False)}
+    reported = {(problem.student, problem.path.name, problem.spare, problem.assignment) for problem in problems}
+    assert reported == {("bob", "01_a.ipynb", True, "01_a"), ("dan", "01_a", False, "01_a"),
+                        ("eve", "01_a.ipynb", False, "01_a"), ("fay", "01_a.ipynb", False, "01_a"),
+                        ("gil", "01_a", False, "01_a")}
     assert any("holds the exercises of 02_b" in problem.reason for problem in problems)
+    assert any(problem.student == "gil" and "01_a-Copy1.ipynb, 01_a-Copy2.ipynb, 01_a.ipynb" in problem.reason
+               for problem in problems)
+
+
+def test_cell_issues_name_timeouts_deletions_and_edits(tmp_path):
+    from nbgrader.utils import compute_checksum
+
+    from course import CellIssue, cell_issues
+
+    def cell(source, grade_id=None, cell_type="code", **meta):
+        made = (nbformat.v4.new_code_cell if cell_type == "code" else nbformat.v4.new_markdown_cell)(source)
+        if grade_id:
+            made.metadata["nbgrader"] = {"grade_id": grade_id, "schema_version": 3, "task": False,
+                                         "grade": False, "solution": False, "locked": False, **meta}
+        return made
+
+    source = [cell("quick = True", "a_parameters", locked=True),
+              cell("x = 1", "nb01_ex1_solution", solution=True),
+              cell("assert x == 1", "nb01_ex1_test", grade=True, locked=True, points=2),
+              cell("import time"),
+              cell("y = 2", "nb01_ex2_solution", solution=True),
+              cell("assert y", "nb01_ex2_test", grade=True, locked=True, points=1),
+              cell("because", "nb01_ex2_answer", "markdown", grade=True, solution=True, points=1)]
+    for item in source:
+        if item.metadata.get("nbgrader", {}).get("locked"):
+            item.metadata.nbgrader["checksum"] = compute_checksum(item)
+    handed_in = [nbformat.from_dict(item) for item in source if item.metadata.get("nbgrader", {}).get("grade_id")
+                 not in ("a_parameters", "nb01_ex1_test", "nb01_ex2_answer")]
+    handed_in[-1].source = "assert True  # made to pass"
+    graded = [nbformat.from_dict(item) for item in handed_in]
+    graded[1].outputs = [nbformat.v4.new_output("error", ename="CellTimeoutError", evalue="timed out: stopped "
+                                                "after 5 s, the time limit per cell", traceback=[])]
+    for folder, cells in (("source/a", source), (".grading/submitted/s/a", handed_in), ("autograded/s/a", graded)):
+        (tmp_path / folder).mkdir(parents=True)
+        nbformat.write(nbformat.v4.new_notebook(cells=cells), tmp_path / folder / "a.ipynb")
+    assert cell_issues(tmp_path, "s", "a") == [
+        # A plain cell that timed out counts against the next exercise.
+        CellIssue("timeout", "cell 2", "cell 2 (`import time`)", 2,
+                  "cell 2 (`import time`): timed out: stopped after 5 s, the time limit per cell"),
+        CellIssue("deleted", "a_parameters", "read-only cell a_parameters", None,
+                  "read-only cell a_parameters: deleted from the notebook handed in, so the cells after it ran "
+                  "without it"),
+        CellIssue("deleted", "nb01_ex1_test", "exercise 1, automatic test", 1,
+                  "exercise 1, automatic test: deleted from the notebook handed in, not run: 0 points", 2.0),
+        CellIssue("deleted", "nb01_ex2_answer", "exercise 2, written answer", 2,
+                  "exercise 2, written answer: deleted from the notebook handed in, not run: 0 points", 1.0),
+        CellIssue("edited", "nb01_ex2_test", "exercise 2, automatic test", 2,
+                  "exercise 2, automatic test: edited, graded with the original")]
+    assert cell_issues(tmp_path, "nobody", "a") == []
 
 
 # --- the book -----------------------------------------------------------------------
@@ -566,46 +643,130 @@ class Course:
         self.first = GRADED[0]
 
 
+#: Seconds a cell may run when the class is graded. The slowest cell of notebook 1 in
+#: the quick configuration (its imports) took 3 s on the quiet 2-core machine with an
+#: empty numba cache (the sweep cell compiling: 2 s) and 7 s under a load of 6; 30 s
+#: leaves four times that, and the student whose cell never ends costs 30 s.
+CLASS_TIMEOUT = 30
+#: A second assignment, handed in by the reference student, for the selection by assignment:
+#: notebook 7, the quickest to grade after notebook 1 (23 s against 32 to 54 s for 2, 5, 6
+#: and 8 on the loaded 2-core machine), or the next one if notebook 1 is not graded first.
+SECOND = next(name for name in ["07_experiment_3", *(script.stem for script in SCRIPTS)] if name != GRADED[0])
+
+
+def _with(notebook, changes: dict[str, str | None]):
+    """A copy of ``notebook`` with the cells of these nbgrader ids given a new source (None: deleted)."""
+    copy = nbformat.from_dict(notebook)
+    ids = [_meta(cell).get("grade_id") for cell in copy.cells]
+    assert set(changes) <= set(ids), set(changes) - set(ids)
+    copy.cells = [cell for cell in copy.cells if changes.get(_meta(cell).get("grade_id"), "") is not None]
+    for cell in copy.cells:
+        if _meta(cell).get("grade_id") in changes:
+            cell.source = changes[_meta(cell)["grade_id"]]
+    return copy
+
+
+def _class(folder: Path, first: str) -> dict[str, dict]:
+    """Hand in notebook ``first`` for a class of twelve with the usual slips; returns what each should get.
+
+    For each student: ``files`` (path under ``submitted/`` -> notebook), then either
+    ``lost`` (exercise -> the status of its test row when it scores 0; no ``lost``
+    entry means full marks) with ``graded_file`` (the file graded), or ``refused``
+    (the reason starts so).
+    """
+    source = nbformat.read(folder / "source" / first / f"{first}.ipynb", as_version=4)
+    release = nbformat.read(folder / "release" / first / f"{first}.ipynb", as_version=4)
+    prefix = f"nb{first[:2]}"
+    wrong_cell, wrong_code = WRONG_ANSWERS[first]
+    wrong_exercise = int(_ID.match(wrong_cell).group(1))
+    expected = f"{first}/{first}.ipynb"
+    every = {number: "graded" for number in _exercises(jupytext.read(NOTEBOOKS / f"{first}.py"))}
+    copy = f"{first}/{first}-Copy1.ipynb"
+    return {
+        "untouched": {"files": {expected: release}, "lost": every, "graded_file": expected},
+        "reference": {"files": {expected: source}, "lost": {}, "graded_file": expected},
+        "wrong": {"files": {expected: _with(source, {wrong_cell: wrong_code})}, "lost": {wrong_exercise: "graded"},
+                  "graded_file": expected},
+        "syntax": {"files": {expected: _with(source, {f"{prefix}_ex1_solution": "answer = (1,  # never closed"})},
+                   "lost": {1: "graded"}, "graded_file": expected},
+        "sleeper": {"files": {expected: _with(source, {f"{prefix}_ex2_solution": "import time\n\n"
+                                                                                 "time.sleep(100_000)"})},
+                    "lost": {2: "timeout"}, "graded_file": expected},
+        "deleter": {"files": {expected: _with(source, {f"{prefix}_ex2_test": None})}, "lost": {2: "deleted"},
+                    "graded_file": expected},
+        "misnamed": {"files": {copy: source}, "lost": {}, "graded_file": copy},
+        "toohigh": {"files": {f"{first}.ipynb": source}, "lost": {}, "graded_file": f"{first}.ipynb"},
+        "copies": {"files": {expected: release, copy: source}, "lost": {}, "graded_file": copy,
+                   "spare": expected},
+        "twice": {"files": {copy: source, f"{first}/{first}-Copy2.ipynb": _with(source, {wrong_cell: wrong_code})},
+                  "refused": "holds several notebooks that could be"},
+        # A wrong answer, and the locked test of its exercise made to pass: graded with the original.
+        "edited": {"files": {expected: _with(release_answers(source, release), {
+                       wrong_cell: wrong_code,
+                       wrong_cell.replace("_solution", "_test"): f'print("Exercise {wrong_exercise}: checks passed")'})},
+                   "lost": {wrong_exercise: "graded"}, "graded_file": expected, "edited": wrong_exercise},
+        "stray": {"files": {"notes.ipynb": nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1 + 1")])},
+                  "refused": "matches no assignment"},
+    }
+
+
+def release_answers(source, release):
+    """The student version with the reference answers written in (what a good student hands in)."""
+    answers = {_meta(cell)["grade_id"]: cell.source for cell in source.cells if _meta(cell).get("solution")}
+    return _with(release, answers)
+
+
 @pytest.fixture(scope="module")
 def course(tmp_path_factory):
     from course import score_table
 
     state = Course(tmp_path_factory.mktemp("course"))
     folder = state.folder
-    _pipeline("assignments", *[name[:2] for name in GRADED], "--output", str(folder))
+    _pipeline("assignments", *sorted({name[:2] for name in [*GRADED, SECOND]}), "--output", str(folder))
     answers = tmp_path_factory.mktemp("answers")
-    for name in GRADED:
+    for name in GRADED[1:]:
         source = nbformat.read(folder / "source" / name / f"{name}.ipynb", as_version=4)
-        release = folder / "release" / name / f"{name}.ipynb"
-        reference = nbformat.from_dict(source)
-        names = [variable for cell in source.cells if _meta(cell).get("solution") and cell.cell_type == "code"
-                 for variable in _solution_names(cell)]
-        reference.cells.append(nbformat.v4.new_code_cell(_DUMP.format(path=str(answers / f"{name}.json"),
-                                                                      names=names)))
         cell_id, wrong_code = WRONG_ANSWERS[name]
-        wrong = nbformat.from_dict(source)
-        cells = [cell for cell in wrong.cells if _meta(cell).get("grade_id") == cell_id]
-        assert len(cells) == 1, cell_id
-        cells[0].source = wrong_code
-        for student, notebook in (("reference", reference), ("wrong", wrong)):
+        for student, notebook in (("reference", source), ("wrong", _with(source, {cell_id: wrong_code}))):
             target = folder / "submitted" / student / name
             target.mkdir(parents=True)
             nbformat.write(notebook, target / f"{name}.ipynb")
         target = folder / "submitted" / "untouched" / name
         target.mkdir(parents=True)
-        shutil.copy(release, target / f"{name}.ipynb")
-    # Jupyter's copy name, the one case the README warns about.
-    target = folder / "submitted" / "misnamed" / state.first
-    target.mkdir(parents=True)
-    nbformat.write(nbformat.from_dict(nbformat.read(folder / "source" / state.first / f"{state.first}.ipynb", 4)),
-                   target / f"{state.first}-Copy1.ipynb")
-    state.run = _pipeline("autograde", "--output", str(folder))
+        shutil.copy(folder / "release" / name / f"{name}.ipynb", target / f"{name}.ipynb")
+    if SECOND not in GRADED:
+        target = folder / "submitted" / "reference" / SECOND
+        target.mkdir(parents=True)
+        shutil.copy(folder / "source" / SECOND / f"{SECOND}.ipynb", target / f"{SECOND}.ipynb")
+    state.students = _class(folder, state.first)
+    for student, plan in state.students.items():
+        for relative, notebook in plan["files"].items():
+            (folder / "submitted" / student / relative).parent.mkdir(parents=True, exist_ok=True)
+            nbformat.write(notebook, folder / "submitted" / student / relative)
+    # The reference students of every graded notebook also save their answers' values.
+    for name in GRADED:
+        path = folder / "submitted" / "reference" / name / f"{name}.ipynb"
+        reference = nbformat.read(path, as_version=4)
+        names = [variable for cell in reference.cells if _meta(cell).get("solution") and cell.cell_type == "code"
+                 for variable in _solution_names(cell)]
+        reference.cells.append(nbformat.v4.new_code_cell(_DUMP.format(path=str(answers / f"{name}.json"),
+                                                                      names=names)))
+        nbformat.write(reference, path)
+    # The class's notebook with a short limit per cell (other notebooks have cells that
+    # take longer): one student is refused, status 1.
+    state.run = _streamed("autograde", state.first[:2], "--timeout", str(CLASS_TIMEOUT), "--output", str(folder),
+                          status=1)
+    state.class_scores = score_table(folder)
+    # The other assignments: notebook 1's refusal is not reported, the status is 0.
+    others = sorted({name for _, name in _plans(state)} - {state.first})
+    state.second = _pipeline("autograde", *[name[:2] for name in others], "--output", str(folder))
     state.scores = score_table(folder)
     state.grades = (folder / "grades.csv").read_text()
+    state.totals = (folder / "grades-totals.csv").read_text()
     state.answers = {name: json.loads((answers / f"{name}.json").read_text()) for name in GRADED}
-    # The misnamed student's folder goes; a run for one student must still drop its rows.
+    # The misnamed student's folder goes; a run for the two refused students drops its rows and exits 1.
     shutil.rmtree(folder / "submitted" / "misnamed")
-    state.rerun = _pipeline("autograde", state.first[:2], "--student", "untouched", "--output", str(folder))
+    state.rerun = _pipeline("autograde", "--student", "twice", "--student", "stray", "--output", str(folder), status=1)
     state.rescores = score_table(folder)
     return state
 
@@ -633,19 +794,226 @@ def _mine(scores, student, kind="auto"):
     return scores[(scores["student"] == student) & (scores["kind"] == kind)]
 
 
+def _items(name: str) -> list[dict]:
+    """The graded items of an assignment in the order of the grade table: exercise, then auto before manual."""
+    items = []
+    for number, exercise in _exercises(jupytext.read(NOTEBOOKS / f"{name}.py")).items():
+        for role, kind in (("test", "auto"), ("answer", "manual")):
+            if role in exercise["cells"]:
+                meta = _meta(exercise["cells"][role])
+                items.append({"exercise": number, "cell": meta["grade_id"], "kind": kind,
+                              "points": float(meta["points"])})
+    return items
+
+
+def _expected_rows(student: str, name: str, plan: dict) -> list[dict]:
+    """The rows of grades.csv one graded submission should have."""
+    rows = []
+    for item in _items(name):
+        row = {"student": student, "assignment": name, **item}
+        if item["kind"] == "manual":
+            untouched = student == "untouched"
+            row.update(score=0.0 if untouched else None, status="no answer" if untouched else "to grade")
+        elif item["exercise"] in plan["lost"]:
+            row.update(score=0.0, status=plan["lost"][item["exercise"]])
+        else:
+            row.update(score=item["points"], status="graded")
+        rows.append(row)
+    return rows
+
+
+def _plans(course) -> dict[tuple[str, str], dict]:
+    """What every submission of the full run should get: the class on notebook 1, three students on the others."""
+    plans = {(student, course.first): plan for student, plan in course.students.items()}
+    for name in GRADED[1:]:
+        every = {number: "graded" for number in _exercises(jupytext.read(NOTEBOOKS / f"{name}.py"))}
+        wrong = int(_ID.match(WRONG_ANSWERS[name][0]).group(1))
+        for student, lost in (("reference", {}), ("wrong", {wrong: "graded"}), ("untouched", every)):
+            plans[(student, name)] = {"lost": lost, "graded_file": f"{name}/{name}.ipynb"}
+    if SECOND not in GRADED:
+        plans[("reference", SECOND)] = {"lost": {}, "graded_file": f"{SECOND}/{SECOND}.ipynb"}
+    return plans
+
+
+def _line(student: str, name: str, plan: dict) -> str:
+    """The console line of one graded notebook."""
+    rows = _expected_rows(student, name, plan)
+    auto = [row for row in rows if row["kind"] == "auto"]
+    manual = [row for row in rows if row["kind"] == "manual"]
+    line = (f"{student:<16} {name:<28} tests {sum(row['score'] for row in auto):g} / "
+            f"{sum(row['points'] for row in auto):g}")
+    if manual:
+        waiting = sum(row["status"] == "to grade" for row in manual)
+        line += (f", written {sum(row['score'] or 0 for row in manual):g} / "
+                 f"{sum(row['points'] for row in manual):g}" + (f" ({waiting} to grade)" if waiting else ""))
+    timeouts = [number for number, status in plan["lost"].items() if status == "timeout"]
+    if timeouts:
+        line += f"; timeout in exercise {', '.join(map(str, timeouts))}"
+    deleted = [row["cell"] for row in rows if row["status"] == "deleted"]
+    if deleted:
+        line += f"; deleted {', '.join(deleted)}"
+    return line
+
+
+_STRAY = ("autograde: 1 file(s) of these students match no assignment: listed in grades.csv, reported by a run "
+          "without an assignment selection")
+
+
+def test_every_line_of_the_class_run_on_the_console(course):
+    first, plans = course.first, _plans(course)
+    graded = sorted(student for (student, name), plan in plans.items() if name == first and "refused" not in plan)
+    stdout = course.run.stdout.splitlines()
+    assert stdout[0] == f"grading {len(graded)} notebook(s), each cell stopped after {CLASS_TIMEOUT} s"
+    assert stdout[1:-2] == [_line(student, first, plans[(student, first)]) for student in graded]
+    assert re.fullmatch(rf"graded {len(graded)} submission\(s\) in [\d.]+ s; grades per item in .*grades\.csv, "
+                        rf"per student in .*grades-totals\.csv", stdout[-2]), stdout[-2]
+    # The stray file could be anyone's notebook 1: counted, but not an error of this run.
+    assert stdout[-1] == _STRAY
+    # Each notebook's line came while the others were still being graded.
+    assert all(course.run.running[:len(graded)]), course.run.running
+    expected = f"{first}/{first}.ipynb"
+    stderr = course.run.stderr.splitlines()
+    # Known before grading starts: the spare original, the two answered copies.
+    assert stderr[:2] == [
+        f"autograde: copies/{expected}: ignored: {first}-Copy1.ipynb is graded as copies/{expected}",
+        f"autograde: twice/{first}: holds several notebooks that could be {first} ({first}-Copy1.ipynb, "
+        f"{first}-Copy2.ipynb): keep one, named {expected}; not graded"]
+    prefix = f"nb{first[:2]}"
+    edited = course.students["edited"]["edited"]
+    assert stderr[2:] == [
+        f"autograde: copies/{first}/{first}-Copy1.ipynb: graded as copies/{expected} (name the file {first}.ipynb)",
+        f"autograde: deleter/{expected}: cell {prefix}_ex2_test (exercise 2, automatic test, "
+        f"{_items(first)[[item['cell'] for item in _items(first)].index(f'{prefix}_ex2_test')]['points']:g} points) "
+        f"was deleted from the notebook: 0 points",
+        f"autograde: edited/{expected}: exercise {edited}, automatic test: edited, graded with the original",
+        f"autograde: misnamed/{first}/{first}-Copy1.ipynb: graded as misnamed/{expected} "
+        f"(name the file {first}.ipynb)",
+        f"autograde: sleeper/{expected}: exercise 2, your answer: timed out: stopped after {CLASS_TIMEOUT} s, the time "
+        f"limit per cell (cell {prefix}_ex2_solution); the cells after it ran without its results",
+        f"autograde: toohigh/{first}.ipynb: graded as toohigh/{expected} (name the file {first}.ipynb)",
+        "autograde: 1 notebook(s) not graded (see above)"]
+
+
+def test_every_row_of_the_class_in_grades_csv(course):
+    import pandas as pd
+
+    first, plans = course.first, _plans(course)
+    table = pd.read_csv(io.StringIO(course.grades), dtype=str, keep_default_na=False)
+    expected = []
+    for (student, name), plan in sorted(plans.items()):
+        if "refused" in plan:
+            continue
+        expected += [{**row, "exercise": str(row["exercise"]), "score": "" if row["score"] is None else
+                      f"{row['score']:g}", "points": f"{row['points']:g}"}
+                     for row in _expected_rows(student, name, plan)]
+    graded = table[table["status"] != "not graded"]
+    assert list(table.columns) == ["student", "assignment", "exercise", "cell", "kind", "score", "points", "status",
+                                   "reason"]
+    columns = ["student", "assignment", "exercise", "cell", "kind", "score", "points", "status"]
+    assert graded[columns].to_dict("records") == [{key: row[key] for key in columns} for row in expected]
+    reasons = graded.set_index(["student", "cell"])["reason"]
+    prefix = f"nb{first[:2]}"
+    assert reasons[("sleeper", f"{prefix}_ex2_test")] == (f"exercise 2, your answer: timed out: stopped after "
+                                                          f"{CLASS_TIMEOUT} s, the time limit per cell")
+    assert reasons[("deleter", f"{prefix}_ex2_test")] == ("exercise 2, automatic test: deleted from the notebook "
+                                                          "handed in, not run: 0 points")
+    assert (reasons.drop([("sleeper", f"{prefix}_ex2_test"), ("deleter", f"{prefix}_ex2_test")]) == "").all()
+    # The two refused students have one row each: not graded, with the reason.
+    points = sum(item["points"] for item in _items(first))
+    refused = table[table["status"] == "not graded"].to_dict("records")
+    assert refused == [
+        {"student": "stray", "assignment": "", "exercise": "", "cell": "", "kind": "", "score": "", "points": "",
+         "status": "not graded",
+         "reason": "stray/notes.ipynb matches no assignment (neither its exercise cells nor its name tell which)"},
+        {"student": "twice", "assignment": first, "exercise": "", "cell": "", "kind": "", "score": "",
+         "points": f"{points:g}", "status": "not graded",
+         "reason": f"twice/{first} holds several notebooks that could be {first} ({first}-Copy1.ipynb, "
+                   f"{first}-Copy2.ipynb): keep one, named {first}/{first}.ipynb"}]
+
+
+def test_every_total_of_the_class(course):
+    import pandas as pd
+
+    plans = _plans(course)
+    totals = pd.read_csv(io.StringIO(course.totals)).set_index("student")
+    students = sorted({student for student, _ in plans})
+    assert list(totals.index) == students
+    # The course's points are those of every assignment in the gradebook, handed in or not.
+    names = {name for _, name in plans}
+    course_auto = sum(item["points"] for name in names for item in _items(name) if item["kind"] == "auto")
+    course_manual = sum(item["points"] for name in names for item in _items(name) if item["kind"] == "manual")
+    for student in students:
+        mine = {name: plan for (who, name), plan in plans.items() if who == student}
+        rows = [row for name, plan in mine.items() if "refused" not in plan
+                for row in _expected_rows(student, name, plan)]
+        total = totals.loc[student]
+        for name in totals.columns[:totals.columns.get_loc("submitted")]:
+            scores = [row["score"] or 0 for row in rows if row["assignment"] == name]
+            assert (pd.isna(total[name]) if not scores else total[name] == sum(scores)), (student, name)
+        refused = [plan["refused"] for plan in mine.values() if "refused" in plan]
+        assert total["submitted"] == len([name for name, plan in mine.items() if "matches no" not in
+                                          plan.get("refused", "")]), student
+        assert total["auto"] == sum(row["score"] for row in rows if row["kind"] == "auto"), student
+        assert total["manual"] == sum(row["score"] or 0 for row in rows if row["kind"] == "manual"), student
+        assert total["to_grade"] == sum(row["status"] == "to grade" for row in rows), student
+        assert total["score"] == total["auto"] + total["manual"], student
+        assert (total["auto_points"], total["manual_points"], total["points"]) == (
+            course_auto, course_manual, course_auto + course_manual)
+        if refused:
+            assert isinstance(total["not_graded"], str) and refused[0] in total["not_graded"], student
+        else:
+            assert pd.isna(total["not_graded"]), student
+
+
+def test_an_assignment_selection_grades_reports_and_exits_for_it_alone(course):
+    # Notebook 1 has a refused submission; grading the other assignments leaves it out.
+    import course as course_tools
+
+    plans = _plans(course)
+    graded = sorted((student, name) for student, name in plans if name != course.first)
+    assert course.second.stderr == ""
+    lines = course.second.stdout.splitlines()
+    assert lines[0] == f"grading {len(graded)} notebook(s), each cell stopped after {course_tools.CELL_TIMEOUT} s"
+    assert lines[1:-2] == [_line(student, name, plans[(student, name)]) for student, name in graded]
+    assert lines[-2].startswith(f"graded {len(graded)} submission(s) in ") and lines[-1] == _STRAY
+    class_rows = course.scores[course.scores["assignment"] == course.first].reset_index(drop=True)
+    before = course.class_scores[course.class_scores["assignment"] == course.first].reset_index(drop=True)
+    assert class_rows.equals(before), "grading other assignments changed notebook 1's grades"
+
+
+def test_a_student_selection_reports_its_refused_notebooks_and_drops_removed_rows(course):
+    import course as course_tools
+
+    first = course.first
+    lines = course.rerun.stdout.splitlines()
+    assert lines[:2] == [f"removed the grades of misnamed/{first}: no longer in {course.folder / 'submitted'}",
+                         f"grading 0 notebook(s), each cell stopped after {course_tools.CELL_TIMEOUT} s"]
+    assert len(lines) == 3 and lines[2].startswith("graded 0 submission(s) in ")
+    assert course.rerun.stderr.splitlines() == [
+        "autograde: stray/notes.ipynb: matches no assignment (neither its exercise cells nor its name tell which); "
+        "not graded",
+        f"autograde: twice/{first}: holds several notebooks that could be {first} ({first}-Copy1.ipynb, "
+        f"{first}-Copy2.ipynb): keep one, named {first}/{first}.ipynb; not graded",
+        "autograde: 2 notebook(s) not graded (see above)"]
+    assert "misnamed" in course.grades and "misnamed" not in (course.folder / "grades.csv").read_text()
+    assert "misnamed" not in (course.folder / "grades-totals.csv").read_text()
+    assert not (course.folder / "autograded" / "misnamed").exists()
+    kept = course.scores[course.scores["student"] != "misnamed"].reset_index(drop=True)
+    assert kept.equals(course.rescores), "a selective run changed the grades of other submissions"
+
+
+def test_grading_runs_quietly(course):
+    # Only the lines above: no SQLAlchemy or kernel transport warnings.
+    for output in (course.run.stderr, course.run.stdout, course.second.stdout, course.rerun.stderr):
+        assert "Warning" not in output and "WARNING" not in output and "without encryption" not in output
+
+
 def test_reference_solutions_get_full_marks_and_await_the_written_grades(course):
     mine = _mine(course.scores, "reference")
-    assert set(mine["assignment"]) == set(GRADED) and len(mine) == 3 * len(GRADED)
+    assert set(mine["assignment"]) == {*GRADED, SECOND} and len(mine) == 3 * len({*GRADED, SECOND})
     assert (mine["score"] == mine["points"]).all(), mine[mine["score"] != mine["points"]]
     written = _mine(course.scores, "reference", "manual")
     assert (written["status"] == "to grade").all() and written["score"].isna().all()
-
-
-def test_untouched_student_versions_score_zero_everywhere(course):
-    mine = course.scores[course.scores["student"] == "untouched"]
-    assert len(_mine(course.scores, "untouched")) == 3 * len(GRADED)
-    assert (mine["score"] == 0).all(), mine[mine["score"] != 0]
-    assert (mine[mine["kind"] == "manual"]["status"] == "no answer").all()
 
 
 def test_one_wrong_answer_loses_exactly_its_points(course):
@@ -658,54 +1026,24 @@ def test_one_wrong_answer_loses_exactly_its_points(course):
         assert (lost.drop(broken) == 0).all(), f"{name}: other exercises changed score: {lost[lost != 0]}"
 
 
-def test_a_misnamed_notebook_is_named_and_graded_as_the_expected_one(course):
-    shown = f"misnamed/{course.first}/{course.first}-Copy1.ipynb"
-    lines = [line for line in course.run.stderr.splitlines() if line.strip()]
-    assert lines == [f"autograde: {shown}: graded as misnamed/{course.first}/{course.first}.ipynb "
-                     f"(name the file {course.first}.ipynb)"], course.run.stderr
-    mine = _mine(course.scores, "misnamed")
-    assert len(mine) == 3 and (mine["score"] == mine["points"]).all()
-    assert f"graded {3 * len(GRADED) + 1} submission(s)" in course.run.stdout
-
-
-def test_grading_runs_quietly(course):
-    # Only the misnamed file is reported: no SQLAlchemy or kernel transport warnings.
-    for output in (course.run.stderr, course.run.stdout, course.rerun.stderr):
-        assert "Warning" not in output and "WARNING" not in output and "without encryption" not in output
-
-
-def test_a_removed_submission_leaves_no_rows(course):
-    assert f"removed the grades of misnamed/{course.first}" in course.rerun.stdout
-    assert "misnamed" in course.grades and "misnamed" not in (course.folder / "grades.csv").read_text()
-    totals = (course.folder / "grades-totals.csv").read_text()
-    assert "misnamed" not in totals and not (course.folder / "autograded" / "misnamed").exists()
-    kept = course.scores[course.scores["student"] != "misnamed"].reset_index(drop=True)
-    assert kept.equals(course.rescores), "a selective run changed the grades of other submissions"
-    assert "graded 1 submission(s)" in course.rerun.stdout
-
-
-def test_the_totals_export_separates_automatic_and_written_points(course):
-    import pandas as pd
-
-    totals = pd.read_csv(course.folder / "grades-totals.csv").set_index("student")
-    scores = course.rescores
-    assert sorted(totals.index) == sorted(set(scores["student"]))
-    with_points = scores.drop_duplicates(["assignment", "cell"])
-    auto_points = with_points[with_points["kind"] == "auto"]["points"].sum()
-    manual_points = with_points[with_points["kind"] == "manual"]["points"].sum()
-    assert (totals["auto_points"] == auto_points).all() and (totals["manual_points"] == manual_points).all()
-    assert (totals["points"] == auto_points + manual_points).all()
-    assert totals.loc["reference", "auto"] == auto_points and totals.loc["reference", "manual"] == 0
-    assert totals.loc["reference", "to_grade"] == (with_points["kind"] == "manual").sum()
-    assert totals.loc["untouched", "score"] == 0 and totals.loc["untouched", "to_grade"] == 0
-    for name in GRADED:
-        mine = scores[(scores["student"] == "wrong") & (scores["assignment"] == name)]
-        assert totals.loc["wrong", name] == mine["score"].sum()
-    assert (totals["submitted"] == len(GRADED)).all()
-    # make export rewrites the same tables from the gradebook alone.
-    before = (course.folder / "grades-totals.csv").read_text()
+def test_the_totals_export_is_rewritten_alike_from_the_gradebook(course):
+    before = (course.folder / "grades-totals.csv").read_text(), (course.folder / "grades.csv").read_text()
     _pipeline("export", "--output", str(course.folder))
-    assert (course.folder / "grades-totals.csv").read_text() == before
+    assert ((course.folder / "grades-totals.csv").read_text(), (course.folder / "grades.csv").read_text()) == before
+
+
+def test_a_time_limit_that_is_not_a_positive_number_stops_with_one_line(course):
+    completed = _pipeline("autograde", "--timeout", "0", "--output", str(course.folder), status=2)
+    assert completed.stderr.count("\n") == 1 and "at least 1" in completed.stderr and completed.stdout == ""
+
+
+def test_make_passes_the_time_limit_only_when_given():
+    if shutil.which("make") is None:
+        pytest.skip("needs make")
+    for arguments, expected in (([], None), (["TIMEOUT=45"], "--timeout 45")):
+        command = subprocess.run(["make", "-n", "--no-print-directory", "-C", str(ROOT), "autograde", "STAMP=",
+                                  *arguments], capture_output=True, text=True, check=True).stdout
+        assert "pipeline.py autograde" in command and (expected in command if expected else "--timeout" not in command)
 
 
 def _numbers(value) -> list[float]:
@@ -753,7 +1091,10 @@ def test_answers_worked_out_by_hand_are_not_printed_by_the_notebook(course):
                 value = course.answers[name].get(variable)
                 if isinstance(value, float) and abs(value) >= 10:
                     shown = {f"{value:.0f}", f"{value:.1f}", f"{value:.2f}", f"{value:.3g}"}
-                    assert not any(text in outputs for text in shown), (name, number, variable, shown)
+                    # As a number of its own: 210 is not shown by "210.5" or "1,210".
+                    printed = [text for text in shown if re.search(rf"(?<![\d.,]){re.escape(text)}(?!\.?\d|,\d)",
+                                                                     outputs)]
+                    assert not printed, (name, number, variable, printed)
 
 
 def test_grading_selections_that_match_nothing_stop_with_one_line(course):
@@ -799,6 +1140,75 @@ def test_feedback_math_is_typeset_by_a_browser_without_network(course, feedback)
     assert "<mjx-merror" not in completed.stdout, "MathJax failed on a formula"
 
 
+def _summary(page: str) -> dict:
+    """The top of a feedback page: the score in the title, the notices, and each item of the contents."""
+    title = re.search(r"<h4>[^:]+: ([\d.]+) / ([\d.]+) points</h4>", page)
+    notices = re.search(r'<div[^>]* id="notices"[^>]*>.*?</div>', page, re.DOTALL)
+    items = re.findall(r'<li><a href="#([^"]+)">([^<]+)</a>: ([^<]*?)\s*(?:<span class="failure">([^<]*)</span>)?</li>',
+                       page)
+    return {"score": (float(title.group(1)), float(title.group(2))),
+            "notices": [html.unescape(text) for text in re.findall(r"<li>([^<]*)</li>", notices.group(0))]
+            if notices else [],
+            "items": {cell: (label, score, html.unescape(failure)) for cell, label, score, failure in items}}
+
+
+def test_every_feedback_summary_of_the_class(course, feedback):
+    first, prefix = course.first, f"nb{course.first[:2]}"
+    for student, plan in course.students.items():
+        page = feedback / student / first / f"{first}.html"
+        if "refused" in plan or student == "misnamed":  # misnamed's folder was removed since
+            assert not page.exists(), student
+            continue
+        summary = _summary(page.read_text())
+        rows = _expected_rows(student, first, plan)
+        assert summary["score"] == (sum(row["score"] or 0 for row in rows), sum(row["points"] for row in rows))
+        # What went wrong beyond a wrong answer comes first, before the contents.
+        notices = {"sleeper": [f"Exercise 2, your answer: timed out: stopped after {CLASS_TIMEOUT} s, the time "
+                               f"limit per cell"],
+                   "deleter": ["Exercise 2, automatic test: deleted from the notebook handed in, not run: 0 points"],
+                   "edited": [f"Exercise {plan.get('edited')}, automatic test: edited, graded with the original"]}
+        assert summary["notices"] == notices.get(student, []), student
+        assert list(summary["items"]) == [row["cell"] for row in rows], student
+        for row in rows:
+            label, score, failure = summary["items"][row["cell"]]
+            kind = "automatic test" if row["kind"] == "auto" else "written answer"
+            assert label == f"Exercise {row['exercise']}, {kind}", (student, label)
+            if row["status"] == "to grade":
+                assert score == f"not graded yet ({row['points']:.1f} points)" and not failure, (student, row)
+                continue
+            assert score == f"{row['score']:.1f} / {row['points']:.1f}", (student, row["cell"], score)
+            if row["kind"] == "manual" or row["score"] == row["points"]:
+                assert not failure, (student, row["cell"], failure)
+            elif row["status"] == "timeout":
+                assert failure.startswith(f"exercise 2, your answer: timed out: stopped after {CLASS_TIMEOUT} s") \
+                    and "NameError" in failure, failure
+            elif row["status"] == "deleted":
+                assert failure == "deleted from the notebook you handed in, so it did not run", failure
+            elif student in ("untouched", "syntax"):
+                assert failure.startswith("NameError: name "), (student, failure)
+            else:
+                assert re.fullmatch(r"AssertionError: .{10,}", failure), (student, failure)
+    # The deleted check is shown where it was, as a stand-in that says so.
+    page = (feedback / "deleter" / first / f"{first}.html").read_text()
+    assert page.count(f'<a name="{prefix}_ex2_test"></a>') == 1
+    assert "This check was deleted from the notebook you handed in, so it did not run: 0 points." in page
+
+
+def test_the_timeout_is_the_first_thing_a_browser_shows(course, feedback, tmp_path):
+    browser = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+    if browser is None:
+        pytest.skip("no Chromium to render the page (apt-get install chromium)")
+    page = feedback / "sleeper" / course.first / f"{course.first}.html"
+    completed = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu",
+                                "--disable-background-networking", "--disable-component-update", "--no-first-run",
+                                "--virtual-time-budget=5000", "--dump-dom", page.as_uri()],
+                               capture_output=True, text=True, timeout=120)
+    assert completed.returncode == 0, completed.stderr[-2000:]
+    text = re.sub(r"<[^>]+>", " ", completed.stdout.split("<body", 1)[1])
+    text = " ".join(html.unescape(text).split())
+    assert text.index("timed out: stopped after") < text.index("Exercise 1, automatic test")
+
+
 def test_a_released_notebook_writes_its_figures_next_to_itself(course, tmp_path, monkeypatch):
     from nbclient import NotebookClient
 
@@ -833,3 +1243,123 @@ def test_a_missing_tool_stops_with_a_message_naming_it(monkeypatch, capsys, tmp_
     message = capsys.readouterr().err
     assert named in message and "pip install -e '.[" in message and message.count("\n") == 1
     assert not (tmp_path / "out").exists()
+
+
+# --- written answers, graded as formgrader does ---------------------------------------------
+# Last in the file: grading an answer rewrites the tables the tests above read.
+
+
+@pytest.fixture(scope="module")
+def formgrader(course, tmp_path_factory):
+    """nbgrader's formgrader, served from the course folder as make course-lab serves it."""
+    import socket
+    import urllib.request
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    token = "gbai-grading-token"
+    log = tmp_path_factory.mktemp("formgrader") / "server.log"
+    environment = {**os.environ, "JUPYTER_PREFER_ENV_PATH": "1",
+                   "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]])}
+    with open(log, "w") as stream:
+        server = subprocess.Popen([str(Path(sys.executable).parent / "jupyter"), "server", "--no-browser",
+                                   "--ip=127.0.0.1", f"--port={port}", f"--IdentityProvider.token={token}",
+                                   f"--ServerApp.root_dir={course.folder}", "--allow-root"],
+                                  cwd=course.folder, stdout=stream, stderr=subprocess.STDOUT, env=environment)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(240):
+            if server.poll() is not None:
+                pytest.fail(f"jupyter server stopped:\n{log.read_text()[-3000:]}")
+            try:
+                with urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=5):
+                    break
+            except OSError:
+                time.sleep(0.5)
+        else:
+            pytest.fail(f"jupyter server did not answer:\n{log.read_text()[-3000:]}")
+
+        def put(path: str, body: dict) -> dict:
+            request = urllib.request.Request(f"{base}{path}", data=json.dumps(body).encode(), method="PUT",
+                                             headers={"Authorization": f"token {token}",
+                                                      "Content-Type": "application/json"})
+            with urllib.request.urlopen(request, timeout=60) as response:
+                return json.loads(response.read())
+
+        yield put
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def _records(folder: Path, cell: str, name: str, student: str) -> tuple[dict, dict]:
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{folder / 'gradebook.db'}") as gradebook:
+        grade = gradebook.find_grade(cell, name, name, student).to_dict()
+        comment = gradebook.find_comment(cell, name, name, student).to_dict()
+    return grade, comment
+
+
+def _make(*arguments: str, folder: Path, status: int = 0) -> subprocess.CompletedProcess:
+    completed = subprocess.run(["make", "--no-print-directory", "-C", str(ROOT), *arguments, f"VENV={sys.prefix}",
+                                "STAMP=", f"COURSE={folder}"], capture_output=True, text=True)
+    assert completed.returncode == status, completed.stderr[-3000:]
+    return completed
+
+
+def test_a_written_answer_graded_by_make_is_stored_as_formgrader_stores_it(course, formgrader):
+    import pandas as pd
+
+    if shutil.which("make") is None:
+        pytest.skip("needs make")
+    first, folder = course.first, course.folder
+    item = next(item for item in _items(first) if item["kind"] == "manual")
+    answer, points = item["cell"], item["points"]
+    # Two students handed in the same answer: one is graded in formgrader, one with make.
+    for student in ("reference", "copies"):
+        assert _records(folder, answer, first, student)[0]["needs_manual_grade"], student
+    listing = _make("grade-answer", folder=folder).stdout
+    model = next(cell.source for cell in nbformat.read(folder / "source" / first / f"{first}.ipynb", 4).cells
+                 if _meta(cell).get("grade_id") == answer)
+    assert f"reference {first} {answer} (exercise {item['exercise']}, {points:g} points):" in listing
+    assert f"    {model.strip().splitlines()[0]}" in listing
+    waiting = int(re.search(r"^(\d+) written answer\(s\) to grade", listing, re.MULTILINE).group(1))
+    comment = 'Names both gaps; "why" is answered.'
+    grade, remark = _records(folder, answer, first, "copies")
+    formgrader(f"/formgrader/api/grade/{grade['id']}", {"manual_score": points, "extra_credit": None})
+    formgrader(f"/formgrader/api/comment/{remark['id']}", {"manual_comment": comment})
+    done = _make("grade-answer", "STUDENT=reference", f"ANSWER={answer}", f"SCORE={points:g}", f"COMMENT={comment}",
+                 folder=folder).stdout
+    assert done.splitlines()[-1] == (f"reference {first} {answer}: {points:g} / {points:g}; {waiting - 2} written "
+                                     f"answer(s) still to grade; tables rewritten in {folder}")
+    by_formgrader, by_make = (_records(folder, answer, first, student) for student in ("copies", "reference"))
+    differs = {"id", "student"}
+    for ours, theirs in zip(by_make, by_formgrader):
+        assert {key: value for key, value in ours.items() if key not in differs} == {
+            key: value for key, value in theirs.items() if key not in differs}
+    assert not by_make[0]["needs_manual_grade"] and by_make[0]["manual_score"] == points
+    assert by_make[1]["manual_comment"] == comment
+    # The tables count it: graded, and one fewer waiting.
+    table = pd.read_csv(folder / "grades.csv").set_index(["student", "cell"])
+    assert table.loc[("reference", answer), "status"] == "graded" and table.loc[("reference", answer), "score"] == points
+    totals = pd.read_csv(folder / "grades-totals.csv").set_index("student")
+    assert totals.loc["reference", "manual"] == points
+    # Bad input is refused with one line, the gradebook unchanged.
+    for arguments in ([f"SCORE={points + 1:g}"], ["SCORE=many"], ["SCORE=1", "STUDENT=nobody"]):
+        student = [] if any(arg.startswith("STUDENT=") for arg in arguments) else ["STUDENT=untouched"]
+        failed = _make("grade-answer", f"ANSWER={answer}", *student, *arguments, folder=folder, status=2)
+        assert failed.stderr.count("pipeline: error:") == 1, failed.stderr
+    assert _records(folder, answer, first, "untouched")[0]["manual_score"] is None
+
+
+def test_make_test_grading_leaves_out_exactly_the_tests_that_build_the_book():
+    import inspect
+
+    text = (ROOT / "Makefile").read_text().replace("\\\n", " ")
+    words = re.split(r"\s+or\s+", re.search(r"^BOOK_TESTS := (.*)$", text, re.MULTILINE).group(1).strip())
+    tests = {name: function for name, function in globals().items() if name.startswith("test_")}
+    building = {name for name, function in tests.items() if "book" in inspect.signature(function).parameters}
+    left_out = {name for name in tests if any(word.strip() in name for word in words)}
+    assert building and left_out == building

@@ -11,24 +11,29 @@ the name nbgrader expects), so ``submitted/`` is never changed. Feedback pages a
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import shutil
 import sys
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pipeline import ipc_prefix, notebook_scripts, require
 from submissions import Problem, Submission, find_submissions, notebook_cell_ids
 
-__all__ = ["GradingReport", "autograde", "export_grades", "instructor_notebook", "make_assignments",
-           "score_table", "totals_table"]
+__all__ = ["CellIssue", "GradingReport", "NotGraded", "answers_to_grade", "autograde", "cell_issues", "export_grades",
+           "grade_answer", "instructor_notebook", "make_assignments", "not_graded", "score_table", "submission_table",
+           "totals_table"]
 
 COURSE_ID = "gbai"
 #: nbgrader's default of 30 s per cell is too tight on a busy machine for the cells
 #: that still simulate for a few seconds in the quick configuration.
 CELL_TIMEOUT = 300
+#: The error nbgrader records in a cell stopped at the time limit.
+TIMEOUT_ERROR = "CellTimeoutError"
 
 #: nbgrader metadata of a read-only cell without points: autograding restores it from
 #: the gradebook, so a submission is always graded with the original.
@@ -108,7 +113,7 @@ def quiet():
         yield
 
 
-def _config(course: Path, submitted: Path | None = None):
+def _config(course: Path, submitted: Path | None = None, timeout: int = CELL_TIMEOUT):
     from traitlets.config import Config
 
     config = Config()
@@ -116,17 +121,22 @@ def _config(course: Path, submitted: Path | None = None):
     config.CourseDirectory.course_id = COURSE_ID
     if submitted is not None:
         config.CourseDirectory.submitted_directory = str(submitted.relative_to(course))
-    config.Execute.timeout = CELL_TIMEOUT
+    config.Execute.timeout = timeout
+    # The error stored in a cell stopped at the limit says so in words (nbgrader's own
+    # says "No reply from kernel"), since it ends up on the student's feedback page.
+    stopped = f"timed out: stopped after {timeout} s, the time limit per cell"
+    config.Execute.error_on_timeout = {"ename": TIMEOUT_ERROR, "evalue": stopped,
+                                       "traceback": [f"{TIMEOUT_ERROR}: {stopped}"]}
     config.KernelManager.transport = "ipc"
     config.KernelManager.ip = ipc_prefix()
     return config
 
 
-def _api(course: Path, submitted: Path | None = None):
+def _api(course: Path, submitted: Path | None = None, timeout: int = CELL_TIMEOUT):
     from nbgrader.apps import NbGraderAPI
     from nbgrader.coursedir import CourseDirectory
 
-    config = _config(course, submitted)
+    config = _config(course, submitted, timeout)
     return NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
 
 
@@ -232,17 +242,134 @@ def make_assignments(notebooks: Path, course: Path, names: list[str] | None = No
 
 # --- grading ------------------------------------------------------------------------
 
+_EXERCISE = re.compile(r"_ex(\d+)_")
+
+
+def _meta(cell) -> dict:
+    return cell.get("metadata", {}).get("nbgrader", {})
+
+
+def _exercise(cell) -> int | None:
+    """The exercise a cell belongs to, from its nbgrader id ``nbNN_exK_...`` (None for other cells)."""
+    number = _EXERCISE.search(_meta(cell).get("grade_id", "") + "_")
+    return int(number.group(1)) if number else None
+
+
+def _describe(cell, index: int) -> str:
+    """A cell as a student finds it: "exercise 2, your answer", or "cell 17 (`time.sleep(9)`...)"."""
+    meta = _meta(cell)
+    number = _exercise(cell)
+    if number is not None:
+        if meta.get("grade") and cell.cell_type == "markdown":
+            kind = "written answer"
+        elif meta.get("solution"):
+            kind = "your answer"
+        else:
+            kind = "automatic test"
+        return f"exercise {number}, {kind}"
+    first = next((line.strip() for line in cell.source.splitlines() if line.strip()), "")
+    return f"cell {index + 1}" + (f" (`{first[:40]}`)" if first else "")
+
+
+@dataclass(frozen=True)
+class CellIssue:
+    """A cell of a graded notebook that did not count as usual.
+
+    ``kind`` is ``timeout`` (stopped at the time limit per cell), ``deleted`` (a graded
+    or read-only cell missing from the notebook handed in; a graded one scores 0) or
+    ``edited`` (a read-only cell changed by the student: graded with the original).
+    ``cell`` is the nbgrader id (``cell N`` for a plain cell), ``where`` names it for
+    people, ``exercise`` is the exercise whose items it affects (for a plain cell that
+    timed out, the next one), ``points`` those of a graded cell (None for other cells).
+    """
+
+    kind: str
+    cell: str
+    where: str
+    exercise: int | None
+    reason: str
+    points: float | None = None
+
+
+def _read(path: Path):
+    """A notebook without nbformat's validation, which takes longer than reading a class's worth of them."""
+    import nbformat
+
+    try:
+        notebook = nbformat.v4.reads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, TypeError, AttributeError):  # a notebook nbgrader could not read was never graded
+        return None
+    return notebook if isinstance(notebook.get("cells"), list) else None
+
+
+def cell_issues(course: Path, student: str, assignment: str) -> list[CellIssue]:
+    """The cells of a graded submission that timed out, were deleted, or were read-only and edited.
+
+    Read from the autograded notebook (timeouts, cells present), the instructor
+    version (graded cells) and the copy that was graded (``.grading/submitted``,
+    edits of read-only cells, which nbgrader undoes before running).
+    """
+    from nbgrader.utils import compute_checksum
+
+    course = Path(course)
+    graded = _read(course / "autograded" / student / assignment / f"{assignment}.ipynb")
+    source = _read(course / "source" / assignment / f"{assignment}.ipynb")
+    if graded is None or source is None:
+        return []
+    issues = []
+    for index, cell in enumerate(graded.cells):
+        stops = [output for output in cell.get("outputs", [])
+                 if output.get("output_type") == "error" and output.get("ename") == TIMEOUT_ERROR]
+        if not stops:
+            continue
+        exercise = _exercise(cell)
+        if exercise is None:
+            exercise = next((_exercise(later) for later in graded.cells[index + 1:] if _exercise(later)), None)
+        where = _describe(cell, index)
+        # nbgrader's own message (a notebook graded outside make autograde) names no limit.
+        stopped = stops[0].get("evalue") or "timed out: stopped at the time limit per cell"
+        issues.append(CellIssue("timeout", _meta(cell).get("grade_id") or f"cell {index + 1}", where, exercise,
+                                f"{where}: {stopped}"))
+    present = {_meta(cell).get("grade_id") for cell in graded.cells}
+    for index, cell in enumerate(source.cells):
+        meta = _meta(cell)
+        if (meta.get("grade") or meta.get("locked")) and meta["grade_id"] not in present:
+            if meta.get("grade"):
+                where = _describe(cell, index)
+                issues.append(CellIssue("deleted", meta["grade_id"], where, _exercise(cell),
+                                        f"{where}: deleted from the notebook handed in, not run: 0 points",
+                                        float(meta.get("points", 0))))
+            else:  # nbgrader restores an edited read-only cell, not a deleted one
+                where = f"read-only cell {meta['grade_id']}"
+                issues.append(CellIssue("deleted", meta["grade_id"], where, _exercise(cell),
+                                        f"{where}: deleted from the notebook handed in, so the cells after it "
+                                        f"ran without it"))
+    handed_in = _read(course / ".grading" / "submitted" / student / assignment / f"{assignment}.ipynb")
+    for index, cell in enumerate(handed_in.cells if handed_in is not None else []):
+        meta = _meta(cell)
+        if meta.get("locked") and meta.get("checksum") and meta["checksum"] != compute_checksum(cell):
+            where = _describe(cell, index) if _exercise(cell) else f"read-only cell {meta.get('grade_id')}"
+            issues.append(CellIssue("edited", meta.get("grade_id", ""), where, _exercise(cell),
+                                    f"{where}: edited, graded with the original"))
+    return issues
+
 
 @dataclass
 class GradingReport:
-    """What one ``autograde`` run did."""
+    """What one ``autograde`` run did, for what it selected."""
 
+    #: The submissions selected for grading, in the order they are graded.
+    todo: list[Submission] = field(default_factory=list)
     graded: list[Submission] = field(default_factory=list)
     #: Submissions nbgrader could not grade, with the reason in one line.
     failed: list[tuple[Submission, str]] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     #: (student, assignment) pairs whose grades were removed: their folder is gone.
     removed: list[tuple[str, str]] = field(default_factory=list)
+    #: The cells of each graded (student, assignment) that timed out, were deleted or edited.
+    issues: dict[tuple[str, str], list[CellIssue]] = field(default_factory=dict)
+    #: Files of the selected students that no assignment claims, left out of an assignment selection.
+    unattributed: int = 0
 
     @property
     def complete(self) -> bool:
@@ -329,21 +456,81 @@ def _prune(course: Path, present: set[tuple[str, str]]) -> list[tuple[str, str]]
     return sorted(removed)
 
 
-def autograde(course: Path, assignments: list[str] | None = None,
-              students: list[str] | None = None) -> GradingReport:
+def _failures_file(course: Path) -> Path:
+    """Where the submissions nbgrader failed to grade are remembered: the gradebook holds only graded ones."""
+    return course / ".grading" / "failed.json"
+
+
+def _record_failure(course: Path, submission: Submission, reason: str | None) -> None:
+    """Remember (or, with ``reason=None``, forget) that nbgrader could not grade a submission."""
+    path = _failures_file(course)
+    failures = json.loads(path.read_text()) if path.exists() else {}
+    key = f"{submission.student}/{submission.assignment}"
+    if reason is None:
+        if key not in failures:
+            return
+        del failures[key]
+    else:
+        failures[key] = {"student": submission.student, "assignment": submission.assignment,
+                         "path": str(submission.path), "reason": f"not graded, nbgrader failed: {reason}"}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(failures, indent=1, sort_keys=True) + "\n")
+
+
+@dataclass(frozen=True)
+class NotGraded:
+    """A notebook handed in that has no grades, and why (``assignment`` is None when no assignment claims it)."""
+
+    student: str
+    assignment: str | None
+    path: Path
+    reason: str
+
+
+def not_graded(course: Path) -> list[NotGraded]:
+    """Every notebook now under ``submitted/`` that is not graded: refused files and nbgrader failures.
+
+    Files in ``submitted/`` itself (no student) and spare copies beside a graded
+    notebook are left out.
+    """
+    course = Path(course).resolve()
+    found, problems = find_submissions(course / "submitted", _assignment_cells(course))
+    refused = [NotGraded(problem.student, problem.assignment, problem.path, problem.reason) for problem in problems
+               if not problem.spare and problem.student != "?"]
+    path = _failures_file(course)
+    failures = json.loads(path.read_text()) if path.exists() else {}
+    with _gradebook(course) as gradebook:
+        graded = {(submission.student.id, assignment.name) for assignment in gradebook.assignments
+                  for submission in gradebook.assignment_submissions(assignment.name)}
+    handed_in = {(submission.student, submission.assignment): submission.path for submission in found}
+    for failure in failures.values():
+        key = (failure["student"], failure["assignment"])
+        if key in handed_in and key not in graded:
+            refused.append(NotGraded(*key, handed_in[key], failure["reason"]))
+    return sorted(refused, key=lambda item: (item.student, item.assignment or "", str(item.path)))
+
+
+def autograde(course: Path, assignments: list[str] | None = None, students: list[str] | None = None,
+              timeout: int = CELL_TIMEOUT, on_start: Callable[[GradingReport], None] | None = None,
+              on_graded: Callable[[GradingReport, Submission], None] | None = None) -> GradingReport:
     """Autograde the submissions under ``submitted/``, then write ``grades.csv`` and ``grades-totals.csv``.
 
-    ``assignments`` (name prefixes) and ``students`` (ids) restrict what is graded;
-    by default everything is graded again. Each notebook runs from top to bottom in
-    nbgrader's kernel with the locked cells (parameters, tests with their hidden
-    part) restored from the gradebook. A notebook under another name than
+    ``assignments`` (name prefixes) and ``students`` (ids) restrict what is graded
+    and reported; by default everything is graded again. Each notebook runs from top
+    to bottom in nbgrader's kernel with the locked cells (parameters, tests with
+    their hidden part) restored from the gradebook; a cell still running after
+    ``timeout`` seconds is stopped. A notebook under another name than
     ``<assignment>.ipynb`` is graded as that assignment's when it matches one
     unambiguously; other files are reported and left out, and one submission that
     nbgrader cannot grade does not stop the others. Grades of submissions that are
     no longer in ``submitted/`` are removed, whatever the selection, so the tables
-    never hold stale rows.
+    never hold stale rows. ``on_start`` is called once what will be graded is known,
+    ``on_graded`` after each submission (graded or failed); the tables are written
+    even when the run is interrupted.
     """
     require({"nbgrader": "nbgrader"}, "classroom", "make autograde")
+    if isinstance(timeout, bool) or not isinstance(timeout, int) or timeout < 1:
+        raise ValueError(f"the time limit per cell must be a whole number of seconds, at least 1; got {timeout!r}")
     course = course.resolve()
     if not (course / "gradebook.db").exists():
         raise FileNotFoundError(f"no gradebook in {course}: run `make assignments` first")
@@ -355,74 +542,224 @@ def autograde(course: Path, assignments: list[str] | None = None,
         handed_in = sorted({submission.student for submission in found} | {problem.student for problem in problems
                                                                            if problem.student != "?"})
         chosen_students = select_students(students, handed_in, course / "submitted")
-        report = GradingReport()
-        report.problems = [problem for problem in problems if problem.student in chosen_students
-                           or problem.student == "?"]
         if not found and not problems:
             # Nothing handed in at all (or the wrong folder): keep every grade the gradebook holds.
             raise FileNotFoundError(f"nothing to grade: put each student's notebook at "
                                     f"{course}/submitted/<student>/<assignment>/<assignment>.ipynb")
+        report = GradingReport()
+        for problem in problems:
+            if students and problem.student not in chosen_students:
+                continue
+            if assignments and problem.assignment not in chosen_assignments:
+                if problem.assignment is None:  # it could be any assignment's: counted, and listed in the tables
+                    report.unattributed += 1
+                continue
+            report.problems.append(problem)
         report.removed = _prune(course, {(submission.student, submission.assignment) for submission in found})
-        todo = [submission for submission in found
-                if submission.student in chosen_students and submission.assignment in chosen_assignments]
-        if not todo and (students or assignments):
+        report.todo = [submission for submission in found
+                       if submission.student in chosen_students and submission.assignment in chosen_assignments]
+        if not report.todo and not report.problems and (students or assignments):
             raise ValueError(f"no submission of {', '.join(chosen_students)} for {', '.join(chosen_assignments)}")
+        if on_start is not None:
+            on_start(report)
         staging = course / ".grading" / "submitted"
-        api = _api(course, staging)
-        for submission in todo:
-            _stage(submission, staging)
-            result = api.autograde(submission.assignment, submission.student, force=True, create=True)
-            if result.get("success"):
-                report.graded.append(submission)
-            else:
-                report.failed.append((submission, failure_reason(result)))
-                with _gradebook(course) as gradebook:
-                    _forget(course, gradebook, submission.student, submission.assignment)
-        export_grades(course)
+        api = _api(course, staging, timeout)
+        try:
+            for submission in report.todo:
+                _stage(submission, staging)
+                result = api.autograde(submission.assignment, submission.student, force=True, create=True)
+                if result.get("success"):
+                    report.graded.append(submission)
+                    report.issues[(submission.student, submission.assignment)] = cell_issues(
+                        course, submission.student, submission.assignment)
+                    _record_failure(course, submission, None)
+                else:
+                    reason = failure_reason(result)
+                    report.failed.append((submission, reason))
+                    with _gradebook(course) as gradebook:
+                        _forget(course, gradebook, submission.student, submission.assignment)
+                    _record_failure(course, submission, reason)
+                if on_graded is not None:
+                    on_graded(report, submission)
+        finally:
+            export_grades(course)
     return report
+
+
+# --- written answers ------------------------------------------------------------------
+
+
+def answers_to_grade(course: Path, assignments: list[str] | None = None,
+                    students: list[str] | None = None) -> list[dict]:
+    """The written answers awaiting the teacher, with the student's text from the autograded notebook."""
+    course = Path(course).resolve()
+    scores = score_table(course)
+    waiting = scores[scores["status"] == "to grade"]
+    if assignments:
+        waiting = waiting[waiting["assignment"].isin(select(assignments, sorted(set(scores["assignment"].dropna())),
+                                                            "graded assignment"))]
+    if students:
+        waiting = waiting[waiting["student"].isin(select_students(students, sorted(set(scores["student"])),
+                                                                  course / "autograded"))]
+    answers = []
+    for row in waiting.itertuples():
+        notebook = _read(course / "autograded" / row.student / row.assignment / f"{row.assignment}.ipynb")
+        text = next((cell.source for cell in (notebook.cells if notebook else [])
+                     if _meta(cell).get("grade_id") == row.cell), "")
+        answers.append({"student": row.student, "assignment": row.assignment, "cell": row.cell,
+                        "exercise": row.exercise, "points": row.points, "text": text})
+    return answers
+
+
+def grade_answer(course: Path, student: str, cell: str, score: float, comment: str | None = None,
+                 assignments: list[str] | None = None) -> dict:
+    """Give ``score`` points to the graded cell ``cell`` of ``student``, as formgrader's grading does.
+
+    The gradebook ends as formgrader's grade and comment handlers (nbgrader 0.9,
+    ``formgrader/apihandlers.py``) leave it: the manual score set, the "needs manual
+    grade" flag cleared, the comment (if given) stored as the teacher's; extra credit
+    is kept. Then the tables are rewritten. Returns nbgrader's record of the grade.
+    """
+    import math
+
+    from nbgrader.api import MissingEntry
+
+    require({"nbgrader": "nbgrader"}, "classroom", "make grade-answer")
+    course = Path(course).resolve()
+    if not (course / "gradebook.db").exists():
+        raise FileNotFoundError(f"no gradebook in {course}: run `make assignments` first")
+    if isinstance(score, bool) or not isinstance(score, (int, float)) or not math.isfinite(score):
+        raise ValueError(f"the score must be a number, got {score!r}")
+    with quiet(), _gradebook(course) as gradebook:
+        names = select(assignments, sorted(assignment.name for assignment in gradebook.assignments), "assignment")
+        cells = [(name, notebook.name, grade_cell) for name in names
+                 for notebook in gradebook.find_assignment(name).notebooks
+                 for grade_cell in notebook.grade_cells if grade_cell.name == cell]
+        if not cells:
+            written = sorted(grade_cell.name for name in names for notebook in gradebook.find_assignment(name).notebooks
+                             for grade_cell in notebook.grade_cells if grade_cell.cell_type == "markdown")
+            raise ValueError(f"no graded cell {cell!r}; the written answers are {', '.join(written) or 'none'}")
+        if len(cells) > 1:
+            raise ValueError(f"{cell} is a cell of {', '.join(name for name, _, _ in cells)}: name the assignment")
+        name, notebook, grade_cell = cells[0]
+        try:
+            grade = gradebook.find_grade(cell, notebook, name, student)
+        except MissingEntry:
+            raise ValueError(f"{student} has no graded submission of {name}") from None
+        if not 0 <= score <= grade.max_score:
+            worth = f"{grade.max_score:g} point" + ("" if grade.max_score == 1 else "s")
+            raise ValueError(f"{cell} is worth {worth}: the score must be between 0 and {grade.max_score:g}, "
+                             f"got {score:g}")
+        if comment is not None:
+            try:
+                gradebook.find_comment(cell, notebook, name, student).manual_comment = comment
+            except MissingEntry:
+                raise ValueError(f"{cell} is a test, not an answer: comments go on answer cells") from None
+        grade.manual_score = float(score)
+        grade.needs_manual_grade = grade.manual_score is None and grade.auto_score is None
+        gradebook.db.commit()
+        record = grade.to_dict()
+    export_grades(course)
+    return record
 
 
 # --- the grade tables -----------------------------------------------------------------
 
-_EXERCISE = re.compile(r"_ex(\d+)_")
+TABLE_COLUMNS = ["student", "assignment", "exercise", "cell", "kind", "score", "points", "status", "reason"]
+
+
+def _shown(course: Path, path: Path) -> str:
+    """A path under ``submitted/`` as the console and the tables show it: ``bob/01_name/file.ipynb``."""
+    with contextlib.suppress(ValueError):
+        return Path(path).resolve().relative_to((course / "submitted").resolve()).as_posix()
+    return str(path)
+
+
+def _submission_rows(course: Path, assignment: str, submission) -> list[dict]:
+    """The rows of ``score_table`` for one submission of the gradebook."""
+    issues = cell_issues(course, submission.student.id, assignment)
+    deleted = {issue.cell: issue for issue in issues if issue.kind == "deleted"}
+    stopped: dict[int, CellIssue] = {}
+    for issue in issues:
+        if issue.kind == "timeout" and issue.exercise is not None:
+            stopped.setdefault(issue.exercise, issue)
+    rows = []
+    for notebook in submission.notebooks:
+        for grade in notebook.grades:
+            manual = grade.cell.cell_type == "markdown"
+            number = _EXERCISE.search(grade.cell.name + "_")
+            exercise = int(number.group(1)) if number else None
+            reason = None
+            if grade.cell.name in deleted and grade.manual_score is None:
+                status, score, reason = "deleted", float(grade.score), deleted[grade.cell.name].reason
+            elif manual and grade.manual_score is None and grade.auto_score is None:
+                status, score = "to grade", None
+            elif manual and grade.manual_score is None:
+                status, score = "no answer", float(grade.score)
+            elif not manual and grade.manual_score is None and exercise in stopped:
+                status, score, reason = "timeout", float(grade.score), stopped[exercise].reason
+            else:
+                status, score = "graded", float(grade.score)
+            rows.append({"student": submission.student.id, "assignment": assignment, "exercise": exercise,
+                         "cell": grade.cell.name, "kind": "manual" if manual else "auto", "score": score,
+                         "points": float(grade.max_score), "status": status, "reason": reason})
+    return rows
+
+
+def _table(rows: list[dict]):
+    import pandas as pd
+
+    table = pd.DataFrame(rows, columns=TABLE_COLUMNS).astype({"exercise": "Int64", "score": "float",
+                                                              "points": "float"})
+    return table.sort_values(["student", "assignment", "exercise", "kind"], ignore_index=True)
+
+
+def submission_table(course: Path, student: str, assignment: str):
+    """The rows of ``score_table`` for one graded submission (empty if it is not in the gradebook)."""
+    from nbgrader.api import MissingEntry
+
+    course = Path(course).resolve()
+    with quiet(), _gradebook(course) as gradebook:
+        try:
+            submission = gradebook.find_submission(assignment, student)
+        except MissingEntry:
+            return _table([])
+        return _table(_submission_rows(course, assignment, submission))
 
 
 def score_table(course: Path):
-    """One row per graded item of every submission.
+    """One row per graded item of every submission, and one per notebook handed in but not graded.
 
     ``exercise`` is the exercise number (from the cell id ``nbNN_exK_...``), ``cell``
     the nbgrader cell id, ``kind`` ``auto`` (a test cell) or ``manual`` (a written
     answer), and ``status`` ``graded``, ``to grade`` (a written answer awaiting the
-    teacher: its score is empty) or ``no answer`` (left as handed out: 0 points).
+    teacher: its score is empty), ``no answer`` (left as handed out: 0 points),
+    ``timeout`` (a cell of the exercise was stopped at the time limit), ``deleted``
+    (the graded cell is missing from the notebook: 0 points) or ``not graded`` (the
+    notebook was refused or nbgrader failed: no score, the points it would carry).
+    ``reason`` says why for the last three.
     """
-    import pandas as pd
-
+    course = Path(course).resolve()
     rows = []
-    with quiet(), _gradebook(Path(course).resolve()) as gradebook:
+    points: dict[str, float] = {}
+    with quiet(), _gradebook(course) as gradebook:
         for assignment in gradebook.assignments:
+            points[assignment.name] = float(sum(cell.max_score for notebook in assignment.notebooks
+                                                for cell in notebook.grade_cells))
             for submission in gradebook.assignment_submissions(assignment.name):
-                for notebook in submission.notebooks:
-                    for grade in notebook.grades:
-                        manual = grade.cell.cell_type == "markdown"
-                        if manual and grade.manual_score is None and grade.auto_score is None:
-                            status, score = "to grade", None
-                        elif manual and grade.manual_score is None:
-                            status, score = "no answer", float(grade.score)
-                        else:
-                            status, score = "graded", float(grade.score)
-                        number = _EXERCISE.search(grade.cell.name + "_")
-                        rows.append({"student": submission.student.id, "assignment": assignment.name,
-                                     "exercise": int(number.group(1)) if number else None,
-                                     "cell": grade.cell.name, "kind": "manual" if manual else "auto",
-                                     "score": score, "points": float(grade.max_score), "status": status})
-    columns = ["student", "assignment", "exercise", "cell", "kind", "score", "points", "status"]
-    table = pd.DataFrame(rows, columns=columns).astype({"exercise": "Int64", "score": "float"})
-    return table.sort_values(["student", "assignment", "exercise", "kind"], ignore_index=True)
+                rows += _submission_rows(course, assignment.name, submission)
+    for item in not_graded(course):
+        rows.append({"student": item.student, "assignment": item.assignment, "exercise": None, "cell": None,
+                     "kind": None, "score": None, "points": points.get(item.assignment), "status": "not graded",
+                     "reason": f"{_shown(course, item.path)} {item.reason}"})
+    return _table(rows)
 
 
 def totals_table(course: Path, scores=None):
     """One row per student: the score of each assignment handed in, then the course totals.
 
+    An assignment handed in but not graded is empty and listed, with the reason, in
+    ``not_graded``; ``submitted`` counts the assignments handed in, graded or not.
     ``auto`` and ``manual`` split the score between the tests and the written answers
     graded so far; ``to_grade`` counts the written answers still awaiting the teacher
     (the total does not include them yet); ``points`` is the whole course's, every
@@ -441,20 +778,23 @@ def totals_table(course: Path, scores=None):
                     course_points["manual" if cell.cell_type == "markdown" else "auto"] += float(cell.max_score)
     rows = []
     for student, mine in scores.groupby("student", sort=True):
+        refused = mine[mine["status"] == "not graded"]
+        graded = mine[mine["status"] != "not graded"]
         row = {"student": student}
-        per_assignment = mine.groupby("assignment")["score"].sum(min_count=0)
+        per_assignment = graded.groupby("assignment")["score"].sum(min_count=0)
         for name in names:
             row[name] = float(per_assignment[name]) if name in per_assignment else None
-        auto, manual = mine[mine["kind"] == "auto"], mine[mine["kind"] == "manual"]
+        auto, manual = graded[graded["kind"] == "auto"], graded[graded["kind"] == "manual"]
         row.update({"submitted": int(mine["assignment"].nunique()),
                     "auto": float(auto["score"].sum()), "auto_points": course_points["auto"],
                     "manual": float(manual["score"].sum()), "manual_points": course_points["manual"],
-                    "to_grade": int((mine["status"] == "to grade").sum()),
-                    "score": float(mine["score"].sum()),
-                    "points": course_points["auto"] + course_points["manual"]})
+                    "to_grade": int((graded["status"] == "to grade").sum()),
+                    "score": float(graded["score"].sum()),
+                    "points": course_points["auto"] + course_points["manual"],
+                    "not_graded": "; ".join(refused["reason"]) or None})
         rows.append(row)
     columns = ["student", *names, "submitted", "auto", "auto_points", "manual", "manual_points", "to_grade",
-               "score", "points"]
+               "score", "points", "not_graded"]
     return pd.DataFrame(rows, columns=columns)
 
 

@@ -69,9 +69,52 @@ def _install_mathjax(course: Path, pages: Path) -> None:
     _link_tree(master, pages / "mathjax")
 
 
-def _preprocessors():
+#: What a placeholder for a deleted graded cell says where the cell was.
+_DELETED = {"code": "# This check was deleted from the notebook you handed in, so it did not run: 0 points.",
+            "markdown": "*This answer was deleted from the notebook you handed in: 0 points.*"}
+
+
+def _placeholder(source_cell):
+    """A stand-in for a graded cell missing from a submission, carrying its nbgrader id and points."""
+    import nbformat
+
+    make = nbformat.v4.new_code_cell if source_cell.cell_type == "code" else nbformat.v4.new_markdown_cell
+    cell = make(_DELETED[source_cell.cell_type])
+    meta = source_cell.metadata["nbgrader"]
+    cell.metadata["nbgrader"] = {key: meta[key] for key in ("grade", "grade_id", "locked", "points", "schema_version",
+                                                             "solution", "task") if key in meta}
+    cell.metadata.nbgrader["gbai_deleted"] = True
+    return cell
+
+
+def _preprocessors(course: Path):
     from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
-    from nbgrader.preprocessors import GetGrades
+    from nbgrader.preprocessors import GetGrades, NbGraderPreprocessor
+
+    class MarkIssues(NbGraderPreprocessor):
+        """Put back a stand-in for each deleted graded cell, mark the items of an exercise with a
+        cell stopped at the time limit, and list both at the top of the page (timeouts first)."""
+
+        def preprocess(self, nb, resources):
+            student, assignment = resources["nbgrader"]["student"], resources["nbgrader"]["assignment"]
+            issues = course_tools.cell_issues(course, student, assignment)
+            source = course_tools._read(course / "source" / assignment / f"{assignment}.ipynb")
+            for issue in (issue for issue in issues
+                          if issue.kind == "deleted" and issue.points is not None and source is not None):
+                ids = [cell.metadata.get("nbgrader", {}).get("grade_id") for cell in source.cells]
+                position = ids.index(issue.cell)
+                present = [cell.metadata.get("nbgrader", {}).get("grade_id") for cell in nb.cells]
+                before = next((present.index(grade_id) for grade_id in reversed(ids[:position])
+                               if grade_id and grade_id in present), -1)
+                nb.cells.insert(before + 1, _placeholder(source.cells[position]))
+            for issue in (issue for issue in issues if issue.kind == "timeout" and issue.exercise is not None):
+                for cell in nb.cells:
+                    meta = cell.metadata.get("nbgrader", {})
+                    if meta.get("grade") and cell.cell_type == "code" and course_tools._exercise(cell) == issue.exercise:
+                        meta.setdefault("gbai_notes", []).append(issue.reason)
+            order = {"timeout": 0, "deleted": 1, "edited": 2}
+            resources["gbai_notices"] = [issue.reason for issue in sorted(issues, key=lambda item: order[item.kind])]
+            return nb, resources
 
     class GetGradesAndStatus(GetGrades):
         """nbgrader's grades, plus a mark on the written answers the teacher has not graded yet."""
@@ -81,9 +124,10 @@ def _preprocessors():
             grade = self.gradebook.find_grade(cell.metadata["nbgrader"]["grade_id"], self.notebook_id,
                                               self.assignment_id, self.student_id)
             cell.metadata.nbgrader["gbai_to_grade"] = bool(
-                cell.cell_type == "markdown" and grade.manual_score is None and grade.auto_score is None)
+                cell.cell_type == "markdown" and grade.manual_score is None and grade.auto_score is None
+                and not cell.metadata.nbgrader.get("gbai_deleted"))
 
-    return [GetGradesAndStatus, CSSHTMLHeaderPreprocessor]
+    return [MarkIssues, GetGradesAndStatus, CSSHTMLHeaderPreprocessor]
 
 
 def pending_answers(course: Path, submissions: list[tuple[str, str]]) -> int:
@@ -122,7 +166,7 @@ def generate_feedback(course: Path, assignments: list[str] | None = None,
             config = Config()
             config.HTMLExporter.template_name = "gbai_feedback"
             config.HTMLExporter.extra_template_basedirs = [str(TEMPLATES), str(nbgrader_templates)]
-            config.GenerateFeedback.preprocessors = _preprocessors()
+            config.GenerateFeedback.preprocessors = _preprocessors(course)
             with temp_attrs(api.coursedir, assignment_id=assignment, student_id=student):
                 app = GenerateFeedback(coursedir=api.coursedir, parent=api)
                 app.update_config(config)

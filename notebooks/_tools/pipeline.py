@@ -6,9 +6,10 @@ as ``notebooks/NN_name.ipynb`` (Jupytext's rendering of the script with the outp
 filled in, in the form JupyterLab saves it, so the pair converts back to the same
 script and opening and saving it in Lab changes neither file); ``quick OUTDIR`` runs
 each with ``quick=True`` for ``make test``'s nbval check. A notebook is replaced only
-when every cell succeeded. ``book`` is :mod:`book`; ``assignments``, ``autograde``
-and ``export`` are :mod:`course`, ``feedback`` is :mod:`feedback`. This is tooling: the ``gbai`` library never
-imports it.
+when every cell succeeded. ``book`` is :mod:`book`; ``assignments``, ``autograde``,
+``export`` and ``grade-answer`` are :mod:`course`, ``feedback`` is :mod:`feedback`
+(the student kit is :mod:`kit`, a script of its own). This is tooling: the ``gbai``
+library never imports it.
 """
 
 from __future__ import annotations
@@ -249,41 +250,96 @@ def write_results(notebooks: Path, root: Path) -> dict:
     return {"results": len(table), "table": target, "quotes": quotes, "pages": pages}
 
 
+def _grading_line(course, folder: Path, student: str, assignment: str) -> str:
+    """The console line of one graded notebook: its tests' and written answers' points."""
+    rows = course.submission_table(folder, student, assignment)
+    auto, manual = rows[rows["kind"] == "auto"], rows[rows["kind"] == "manual"]
+    line = f"{student:<16} {assignment:<28} tests {auto['score'].sum():g} / {auto['points'].sum():g}"
+    if len(manual):
+        waiting = manual[manual["status"] == "to grade"]
+        line += f", written {manual['score'].sum():g} / {manual['points'].sum():g}"
+        if len(waiting):
+            line += f" ({len(waiting)} to grade)"
+    return line
+
+
 def _autograde(args: argparse.Namespace, course, folder: Path, start: float) -> int:
-    report = course.autograde(folder, args.names or None, args.student or None)
+    timeout = course.CELL_TIMEOUT if args.timeout is None else args.timeout
+
     def shown(path: Path) -> str:
         return path.resolve().relative_to((folder / "submitted").resolve()).as_posix()
 
-    for problem in report.problems:
-        print(f"autograde: {shown(problem.path)}: {problem.reason}" + ("" if problem.spare else "; not graded"),
-              file=sys.stderr)
-    for submission in report.graded:
+    def warn(text: str) -> None:
+        print(f"autograde: {text}", file=sys.stderr, flush=True)
+
+    def started(report) -> None:
+        for problem in report.problems:
+            warn(f"{shown(problem.path)}: {problem.reason}" + ("" if problem.spare else "; not graded"))
+        for student, assignment in report.removed:
+            print(f"removed the grades of {student}/{assignment}: no longer in {folder / 'submitted'}", flush=True)
+        print(f"grading {len(report.todo)} notebook(s), each cell stopped after {timeout} s", flush=True)
+
+    def graded(report, submission) -> None:
+        failed = dict(report.failed)
+        if submission in failed:
+            warn(f"{shown(submission.path)}: not graded, nbgrader failed: {failed[submission]}")
+            return
         if submission.note:
-            print(f"autograde: {shown(submission.path)}: {submission.note} (name the file "
-                  f"{submission.assignment}.ipynb)", file=sys.stderr)
-    for submission, reason in report.failed:
-        print(f"autograde: {shown(submission.path)}: not graded, nbgrader failed: {reason}", file=sys.stderr)
-    for student, assignment in report.removed:
-        print(f"removed the grades of {student}/{assignment}: no longer in {folder / 'submitted'}")
-    scores = course.score_table(folder)
-    graded = {(submission.student, submission.assignment) for submission in report.graded}
-    for (student, assignment), rows in scores.groupby(["student", "assignment"]):
-        if (student, assignment) not in graded:
-            continue
-        auto, manual = rows[rows["kind"] == "auto"], rows[rows["kind"] == "manual"]
-        line = f"{student:<16} {assignment:<28} tests {auto['score'].sum():g} / {auto['points'].sum():g}"
-        if len(manual):
-            waiting = manual[manual["status"] == "to grade"]
-            line += f", written {manual['score'].sum():g} / {manual['points'].sum():g}"
-            if len(waiting):
-                line += f" ({len(waiting)} to grade)"
-        print(line)
+            warn(f"{shown(submission.path)}: {submission.note} (name the file {submission.assignment}.ipynb)")
+        issues = report.issues.get((submission.student, submission.assignment), [])
+        line = _grading_line(course, folder, submission.student, submission.assignment)
+        stopped = sorted({issue.exercise for issue in issues if issue.kind == "timeout" and issue.exercise})
+        if any(issue.kind == "timeout" for issue in issues):
+            line += "; timeout" + (f" in exercise {', '.join(map(str, stopped))}" if stopped else "")
+        deleted = [issue.cell for issue in issues if issue.kind == "deleted"]
+        if deleted:
+            line += f"; deleted {', '.join(deleted)}"
+        print(line, flush=True)
+        for issue in issues:
+            if issue.kind == "timeout":
+                named = "" if issue.cell.startswith("cell ") else f" (cell {issue.cell})"
+                warn(f"{shown(submission.path)}: {issue.reason}{named}; the cells after it ran without its results")
+            elif issue.kind == "deleted" and issue.points is not None:
+                warn(f"{shown(submission.path)}: cell {issue.cell} ({issue.where}, {issue.points:g} points) "
+                     f"was deleted from the notebook: 0 points")
+            else:
+                warn(f"{shown(submission.path)}: {issue.reason}")
+
+    report = course.autograde(folder, args.names or None, args.student or None, timeout=timeout,
+                              on_start=started, on_graded=graded)
     print(f"graded {len(report.graded)} submission(s) in {time.perf_counter() - start:.1f} s; "
           f"grades per item in {folder / 'grades.csv'}, per student in {folder / 'grades-totals.csv'}")
+    if report.unattributed:
+        print(f"autograde: {report.unattributed} file(s) of these students match no assignment: listed in "
+              f"grades.csv, reported by a run without an assignment selection")
     if not report.complete:
         skipped = [p for p in report.problems if not p.spare]
         print(f"autograde: {len(report.failed) + len(skipped)} notebook(s) not graded (see above)", file=sys.stderr)
         return 1
+    return 0
+
+
+def _grade_answer(args: argparse.Namespace, course, folder: Path) -> int:
+    """make grade-answer: grade one written answer, or list those awaiting the teacher."""
+    if args.answer is None and args.score is None:
+        answers = course.answers_to_grade(folder, args.names or None, args.student or None)
+        for answer in answers:
+            print(f"{answer['student']} {answer['assignment']} {answer['cell']} "
+                  f"(exercise {answer['exercise']}, {answer['points']:g} points):")
+            print("\n".join(f"    {line}" for line in (answer["text"].strip() or "(empty)").splitlines()))
+        print(f"{len(answers)} written answer(s) to grade: make grade-answer STUDENT=<student> ANSWER=<cell> "
+              f"SCORE=<points> [COMMENT=<text>]")
+        return 0
+    if args.answer is None or args.score is None or len(args.student) != 1:
+        raise ValueError("grading an answer needs one STUDENT=, ANSWER= (the cell id) and SCORE=")
+    try:
+        score = float(args.score)
+    except ValueError:
+        raise ValueError(f"SCORE must be a number, got {args.score!r}") from None
+    grade = course.grade_answer(folder, args.student[0], args.answer, score, args.comment, args.names or None)
+    waiting = len(course.answers_to_grade(folder))
+    print(f"{grade['student']} {grade['assignment']} {grade['name']}: {grade['manual_score']:g} / "
+          f"{grade['max_score']:g}; {waiting} written answer(s) still to grade; tables rewritten in {folder}")
     return 0
 
 
@@ -303,6 +359,8 @@ def _classroom(args: argparse.Namespace) -> int:
               f"({time.perf_counter() - start:.1f} s)")
     elif args.mode == "autograde":
         return _autograde(args, course, folder, start)
+    elif args.mode == "grade-answer":
+        return _grade_answer(args, course, folder)
     elif args.mode == "export":
         per_item, per_student = course.export_grades(folder)
         print(f"grades per item in {per_item}, per student in {per_student}")
@@ -313,34 +371,46 @@ def _classroom(args: argparse.Namespace) -> int:
         print(f"{len(pages)} feedback page(s) under {folder / 'feedback'} ({time.perf_counter() - start:.1f} s)")
         if waiting:
             print(f"feedback: {waiting} written answer(s) not graded yet show as such; grade them "
-                  f"(nbgrader formgrader) and run make feedback again", file=sys.stderr)
+                  f"(make grade-answer, or nbgrader's formgrader) and run make feedback again", file=sys.stderr)
     return 0
 
 
 _DEFAULT_OUTPUT = {"quick": "build/quick", "book": "build/book", "assignments": "build/assignments",
-                   "autograde": "build/assignments", "feedback": "build/assignments", "export": "build/assignments"}
+                   "autograde": "build/assignments", "feedback": "build/assignments", "export": "build/assignments",
+                   "grade-answer": "build/assignments"}
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python notebooks/_tools/pipeline.py",
         description="Run the notebooks headless, render them as a book, or make and grade assignments.")
-    parser.add_argument("mode", choices=["figures", "quick", "book", "assignments", "autograde", "feedback", "export"],
+    parser.add_argument("mode", choices=["figures", "quick", "book", "assignments", "autograde", "feedback", "export",
+                                         "grade-answer"],
                         help="figures: full run into notebooks/; quick: tests; book: HTML site; "
-                             "assignments, autograde, feedback, export: the nbgrader course")
+                             "assignments, autograde, feedback, export, grade-answer: the nbgrader course")
     parser.add_argument("names", nargs="*", help="notebook (assignment) name prefixes (default: all)")
     parser.add_argument("--jobs", type=int, default=2,
                         help="figures, quick: notebooks run at once (default 2)")
     parser.add_argument("--student", action="append", default=[],
-                        help="autograde, feedback: only this student (repeat for several)")
+                        help="autograde, feedback, grade-answer: only this student (repeat for several)")
+    parser.add_argument("--timeout", type=int, default=None,
+                        help="autograde: seconds a cell may run before it is stopped (default 300)")
+    parser.add_argument("--answer", help="grade-answer: the nbgrader id of the cell to grade (nbNN_exK_answer)")
+    parser.add_argument("--score", help="grade-answer: the points given")
+    parser.add_argument("--comment", help="grade-answer: a comment for the student")
     parser.add_argument("--notebooks", default="notebooks", help="folder of the percent scripts")
     parser.add_argument("--output", help="output folder (default: build/quick, build/book or build/assignments)")
     args = parser.parse_intermixed_args(argv)
     if args.output is None:
         args.output = _DEFAULT_OUTPUT.get(args.mode, "build/quick")
     try:
-        if args.student and args.mode not in ("autograde", "feedback"):
-            raise ValueError(f"--student applies to autograde and feedback, not {args.mode}")
+        if args.student and args.mode not in ("autograde", "feedback", "grade-answer"):
+            raise ValueError(f"--student applies to autograde, feedback and grade-answer, not {args.mode}")
+        if args.timeout is not None and args.mode != "autograde":
+            raise ValueError(f"--timeout applies to autograde, not {args.mode}")
+        if args.mode != "grade-answer" and (args.answer, args.score, args.comment) != (None, None, None):
+            raise ValueError(f"--answer, --score and --comment apply to grade-answer, not {args.mode}")
+
         if args.mode in ("figures", "quick"):
             return _execute(args)
         return _classroom(args)

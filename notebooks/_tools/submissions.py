@@ -7,7 +7,8 @@ under a student's folder is matched to an assignment by what it contains, the
 nbgrader ids of its exercise cells, and only failing that by its name. A notebook
 that matches one assignment unambiguously is graded as that assignment's notebook;
 anything else is reported, by student and file, and left out. When Jupyter's copy
-sits beside the original, the one with answers is graded (if only one has any).
+sits beside the original, the one with answers is graded (if only one has any;
+with several answered copies nothing is graded and the student is asked to keep one).
 """
 
 from __future__ import annotations
@@ -39,6 +40,8 @@ class Problem:
     reason: str
     #: True for a spare copy beside the notebook that is graded: nothing goes ungraded.
     spare: bool = False
+    #: The assignment the file belongs to, when its folder, name or cells tell (else None).
+    assignment: str | None = None
 
 
 def notebook_cell_ids(path: Path) -> set[str] | None:
@@ -115,14 +118,17 @@ def find_submissions(submitted: Path, assignments: dict[str, set[str]]) -> tuple
         candidates: dict[str, list[Path]] = {}
         for path in notebooks:
             ids = notebook_cell_ids(path)
-            if ids is None:
-                problems.append(Problem(student, path, "is not a readable notebook"))
-                continue
             expected = path.parent.name if path.parent.parent == folder else None
+            if ids is None:
+                named = _by_name(path, folder, assignments)
+                problems.append(Problem(student, path, "is not a readable notebook",
+                                        assignment=named[0] if len(named) == 1 else None))
+                continue
             if expected in assignments and path.name == f"{expected}.ipynb":
                 others = [name for name in _by_content(ids, assignments) if name != expected]
                 if others and not ids & assignments[expected]:
-                    problems.append(Problem(student, path, f"holds the exercises of {others[0]}, not of {expected}"))
+                    problems.append(Problem(student, path, f"holds the exercises of {others[0]}, not of {expected}",
+                                            assignment=expected))
                 else:
                     chosen[expected] = Submission(student, expected, path)
                 continue
@@ -137,12 +143,16 @@ def find_submissions(submitted: Path, assignments: dict[str, set[str]]) -> tuple
             expected = f"{assignment}/{assignment}.ipynb"
             answered = [path for path in paths if not untouched(path)]
             kept = chosen.get(assignment)
-            if kept is not None and not (untouched(kept.path) and len(answered) == 1):
+            kept_untouched = kept is not None and untouched(kept.path)
+            if kept is not None and not (kept_untouched and answered):
                 spares = paths
-            elif kept is None and len(paths) > 1 and len(answered) != 1:
-                names = ", ".join(path.name for path in paths)
+            elif (kept is None and len(paths) > 1 and len(answered) != 1) or (kept_untouched and len(answered) > 1):
+                # Which of several answered copies is the work to grade, only the student knows.
+                names = ", ".join(path.name for path in sorted([*paths, *([kept.path] if kept else [])]))
                 problems.append(Problem(student, paths[0].parent, f"holds several notebooks that could be "
-                                                                  f"{assignment} ({names}): keep one, named {expected}"))
+                                                                  f"{assignment} ({names}): keep one, named {expected}",
+                                        assignment=assignment))
+                chosen.pop(assignment, None)
                 continue
             else:
                 best = paths[0] if len(paths) == 1 else answered[0]
@@ -150,6 +160,6 @@ def find_submissions(submitted: Path, assignments: dict[str, set[str]]) -> tuple
                 spares = [path for path in paths if path != best] + ([kept.path] if kept else [])
             for path in spares:
                 problems.append(Problem(student, path, f"ignored: {chosen[assignment].path.name} is graded as "
-                                                       f"{student}/{expected}", spare=True))
+                                                       f"{student}/{expected}", spare=True, assignment=assignment))
         submissions.extend(chosen[name] for name in sorted(chosen))
     return submissions, problems

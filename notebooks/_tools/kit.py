@@ -1,0 +1,210 @@
+"""The student kit: what students install, without a solution, a hidden test or a model answer (``make student-kit``).
+
+``python notebooks/_tools/kit.py --output build/student-kit.zip`` writes a zip holding
+one folder, ``gbai-student-kit/``:
+
+* ``notebooks/NN_name.ipynb``: the student version of every notebook, the course's
+  ``release/`` as ``make assignments`` writes it (so the kit matches the gradebook
+  that grades it);
+* ``gbai-<version>-py3-none-any.whl``: the package ``gbai`` alone, built from this
+  repository, with the guide as its description (the repository's README is the
+  teachers' guide);
+* ``README.md``: a short guide (install, open, keep the file name, hand in).
+
+The repository itself cannot be handed out: its percent scripts, executed notebooks
+and instructor versions hold every solution, hidden test and model answer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from pathlib import Path
+
+import course as course_tools
+from pipeline import MissingPrerequisite, notebook_scripts
+
+__all__ = ["FOLDER", "build_wheel", "make_student_kit", "student_guide"]
+
+ROOT = Path(__file__).resolve().parents[2]
+#: The folder the archive unpacks to.
+FOLDER = "gbai-student-kit"
+#: Zip entries get this date (the earliest a zip can store) so the same sources give the same archive.
+_DATE = (1980, 1, 1, 0, 0, 0)
+
+_GUIDE = """\
+# gbai: the notebooks of the course
+
+This folder holds the course's {count} notebooks (`notebooks/`) and the Python package
+they use, `gbai` (`{wheel}`). You need Python {python} or newer.
+
+## 1. Install (once)
+
+In a terminal, in this folder:
+
+```sh
+python3 -m venv .venv
+.venv/bin/python -m pip install "{wheel}[notebooks]"
+```
+
+On Windows: `py -m venv .venv`, then
+`.venv\\Scripts\\python -m pip install "{wheel}[notebooks]"`.
+This installs `gbai`, JupyterLab and what the notebooks need (about 1 GB, a few
+minutes).
+
+## 2. Open a notebook
+
+```sh
+.venv/bin/jupyter lab notebooks
+```
+
+(Windows: `.venv\\Scripts\\jupyter lab notebooks`.) JupyterLab opens in your browser;
+double-click the notebook of the assignment. Answer where a cell says `YOUR CODE
+HERE` (delete the `raise NotImplementedError()` line) or `YOUR ANSWER HERE`. The
+cell after each answer checks its form only; grading runs further checks. Leave
+the read-only cells as they are: they are restored before grading. The figures a
+notebook saves go to `notebooks/figures/`.
+
+## 3. Keep the file name
+
+Your notebook is graded under the name it was handed out with, for example
+`01_problem_setup.ipynb`. Do not rename it. If you made a copy
+(`01_problem_setup-Copy1.ipynb`), hand in the one with your answers, under the
+original name.
+
+## 4. Hand in
+
+1. Write your name in the cell `NAME = ""` at the top.
+2. *Kernel → Restart Kernel and Run All Cells*, and check that every cell ran.
+3. Save, and hand in the `.ipynb` file alone (not the figures), as your teacher asks.
+
+| Notebook | Points |
+|---|---|
+{table}
+"""
+
+
+def _points(notebook) -> float:
+    return sum(float(cell.metadata.get("nbgrader", {}).get("points", 0)) for cell in notebook.cells
+               if cell.metadata.get("nbgrader", {}).get("grade"))
+
+
+def _project() -> dict:
+    import tomllib
+
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+
+
+def student_guide(wheel: str, notebooks: list[Path]) -> str:
+    """The guide students read first: install, open, keep the file name, hand in."""
+    import nbformat
+
+    python = _project()["requires-python"].lstrip(">=")
+    rows = [f"| `{path.name}` | {_points(nbformat.read(path, as_version=4)):g} |" for path in notebooks]
+    return _GUIDE.format(count=len(notebooks), wheel=wheel, python=python, table="\n".join(rows))
+
+
+def build_wheel(output: Path, description: str) -> Path:
+    """Build the wheel of ``gbai`` into ``output`` from a copy holding only the package's sources.
+
+    Built from a copy so nothing of the repository (notebooks, tests, caches) can end
+    up in it and the build leaves no files in the repository. ``description`` replaces
+    the repository's README as the package's description: that one is the teachers'
+    guide, which shows nbgrader's markers and describes how grading works.
+    """
+    with tempfile.TemporaryDirectory(prefix="gbai-wheel-") as scratch:
+        source = Path(scratch) / "gbai"
+        source.mkdir()
+        shutil.copy2(ROOT / "pyproject.toml", source / "pyproject.toml")
+        (source / "README.md").write_text(description, encoding="utf-8")
+        shutil.copytree(ROOT / "gbai", source / "gbai", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        # setuptools stamps the wheel's entries with this date: the same sources give the same wheel.
+        environment = {**os.environ, "SOURCE_DATE_EPOCH": "315532800"}
+        completed = subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir",
+                                    str(output), str(source)], capture_output=True, text=True, env=environment)
+        if completed.returncode != 0:
+            raise RuntimeError(f"building the gbai wheel failed: {completed.stderr.strip().splitlines()[-1:]}")
+    wheels = sorted(output.glob("gbai-*.whl"))
+    if len(wheels) != 1:
+        raise RuntimeError(f"expected one gbai wheel in {output}, found {[path.name for path in wheels]}")
+    return wheels[0]
+
+
+def _add(archive: zipfile.ZipFile, name: str, data: bytes) -> None:
+    info = zipfile.ZipInfo(f"{FOLDER}/{name}", date_time=_DATE)
+    info.compress_type = zipfile.ZIP_DEFLATED
+    info.external_attr = 0o644 << 16
+    archive.writestr(info, data)
+
+
+def make_student_kit(notebooks: Path, course: Path, output: Path) -> Path:
+    """Write the student kit to ``output`` (a ``.zip``); returns its path.
+
+    Writes (again) the course in ``course`` with every notebook, as ``make
+    assignments`` does, and packs its student versions.
+    """
+    if output.suffix != ".zip":
+        raise ValueError(f"the kit is a zip archive: give a path ending in .zip, not {output}")
+    names = [script.stem for script in notebook_scripts(notebooks)]
+    course_tools.make_assignments(notebooks, course)
+    released = [course.resolve() / "release" / name / f"{name}.ipynb" for name in names]
+    missing = [path for path in released if not path.exists()]
+    if missing:
+        raise RuntimeError(f"nbgrader wrote no student version for {', '.join(path.stem for path in missing)}")
+    from nbgrader.preprocessors import ClearHiddenTests, ClearSolutions
+
+    # nbgrader's own delimiters: a student version holding one was not cleared.
+    markers = [ClearSolutions().begin_solution_delimeter, ClearHiddenTests().begin_test_delimeter]
+    for path in released:
+        text = path.read_text(encoding="utf-8")
+        if any(marker in text for marker in markers):
+            raise RuntimeError(f"{path} still holds a solution or hidden-test marker: not packed")
+    output.parent.mkdir(parents=True, exist_ok=True)
+    from gbai.version import __version__
+
+    guide = student_guide(f"gbai-{__version__}-py3-none-any.whl", released)
+    with tempfile.TemporaryDirectory(prefix="gbai-kit-") as scratch:
+        wheel = build_wheel(Path(scratch), guide)
+        if wheel.name not in guide:
+            raise RuntimeError(f"the guide names another wheel than {wheel.name}")
+        partial = output.with_name(f".{output.name}.partial")
+        with zipfile.ZipFile(partial, "w") as archive:
+            _add(archive, "README.md", guide.encode())
+            _add(archive, wheel.name, wheel.read_bytes())
+            for path in released:
+                _add(archive, f"notebooks/{path.name}", path.read_bytes())
+        os.replace(partial, output)
+    return output
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python notebooks/_tools/kit.py",
+                                     description="Pack the student kit: student versions, gbai as a wheel, a guide.")
+    parser.add_argument("--notebooks", default="notebooks", help="folder of the percent scripts")
+    parser.add_argument("--course", default="build/assignments", help="the nbgrader course folder (written again)")
+    parser.add_argument("--output", default="build/student-kit.zip", help="the archive to write")
+    args = parser.parse_args(argv)
+    start = time.perf_counter()
+    try:
+        kit = make_student_kit(Path(args.notebooks), Path(args.course), Path(args.output))
+    except (ValueError, FileNotFoundError, MissingPrerequisite) as error:
+        print(f"student-kit: error: {error}", file=sys.stderr)
+        return 2
+    except RuntimeError as error:
+        print(f"student-kit failed: {error}", file=sys.stderr)
+        return 1
+    with zipfile.ZipFile(kit) as archive:
+        names = archive.namelist()
+    print(f"student kit written to {kit} ({kit.stat().st_size / 1e6:.1f} MB, {len(names)} files, "
+          f"{time.perf_counter() - start:.1f} s): give it to the students; it holds no solution")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
