@@ -33,7 +33,7 @@ from .paper.engine import DEFAULT_MAX_SAMPLES, RunResult, StepEngine, check_max_
 from .paper.model import INFEASIBLE, Instance, check_delta
 from .paper.rewards import pair_keys, reward_code, seed_sequence
 
-__all__ = ["code_fingerprint", "run", "run_seed", "sweep"]
+__all__ = ["code_fingerprint", "delta_list", "run", "run_seed", "sweep"]
 
 ENGINES = ("fast", "step")
 
@@ -45,7 +45,7 @@ def run_seed(seed: int, run_index: int) -> np.random.SeedSequence:
     return np.random.SeedSequence(int(seed), spawn_key=(int(run_index),))
 
 
-def _deltas(delta) -> list[float] | None:
+def delta_list(delta) -> list[float] | None:
     """``None`` for one delta (checked by the caller), else the checked list of a sequence of deltas."""
     if isinstance(delta, (Real, np.floating, str, bytes)) or (isinstance(delta, np.ndarray) and delta.ndim == 0):
         return None
@@ -85,7 +85,7 @@ def run(
     if not isinstance(instance, Instance):
         raise ValueError(f"instance must be a gbai Instance, got {type(instance).__name__}")
     resolved = resolve(algorithm)
-    deltas = _deltas(delta)
+    deltas = delta_list(delta)
     if deltas is None:
         delta = check_delta(delta)
     code = reward_code(reward)
@@ -249,7 +249,7 @@ def sweep(
         raise ValueError(f"n_runs must be a positive integer, got {n_runs!r}")
     if isinstance(chunk_size, bool) or not isinstance(chunk_size, (int, np.integer)) or chunk_size < 1:
         raise ValueError(f"chunk_size must be a positive integer, got {chunk_size!r}")
-    deltas = _deltas(delta)
+    deltas = delta_list(delta)
     listed = deltas is not None
     if not listed:
         deltas = [check_delta(delta)]
