@@ -136,9 +136,9 @@ ALGORITHMS: dict[str, Algorithm] = {
 
 #: The package's recommended algorithm: Betting-GBAI with level-free sampling. It is
 #: delta-correct for every reward law on [0, 1] (the book page "Why the recommended
-#: algorithm is delta-correct"), needs no more samples than Betting-GBAI's default
-#: within the noise of 100 paired runs, and, as its sampling never looks at delta,
-#: one run serves a whole list of deltas (``gbai.run(..., delta=[...])``).
+#: algorithm is delta-correct"), needs about the samples of Betting-GBAI's default
+#: (notebook 12, section 7) and, as its sampling never looks at delta, one run serves
+#: a whole list of deltas (``gbai.run(..., delta=[...])``).
 RECOMMENDED = "betting:sampling=level-free"
 
 #: The algorithms the paper compares (Figure 1).
