@@ -8,6 +8,7 @@ A reproduction package for *Constrained Best Arm Identification in Grouped Bandi
 * :mod:`gbai.fast`: the same algorithms compiled, tested run for run against it;
 * :mod:`gbai.limits`: divergences, the alternatives and the characteristic time ``T*``;
 * :mod:`gbai.beyond`: algorithms beyond the paper (CSS-LUCB+, LMA-GLR, Betting-GBAI);
+  :data:`RECOMMENDED` names the one the package recommends;
 * :mod:`gbai.asrun`: the authors' as-run variants and the published figures' instances;
 * the registry (:mod:`gbai.algorithms`), runs and sweeps (:mod:`gbai.simulation`,
   :mod:`gbai.experiments`) with one result cache (:mod:`gbai.cache`), and plots
@@ -17,7 +18,7 @@ A reproduction package for *Constrained Best Arm Identification in Grouped Bandi
 """
 
 from .version import __version__
-from .algorithms import ALGORITHMS, PAPER_ALGORITHMS, Algorithm, get_algorithm, resolve
+from .algorithms import ALGORITHMS, PAPER_ALGORITHMS, RECOMMENDED, Algorithm, get_algorithm, resolve
 from .asrun.instances import PUBLISHED_EXPERIMENTS
 from .asrun.variants import CRASHED
 from .beyond.betting import BettingGBAI
@@ -41,8 +42,8 @@ __all__ = [
     "ALGORITHMS", "ActionElimination", "Algorithm", "BestResponse", "BettingGBAI", "CRASHED", "CSSLUCB",
     "CSSLUCBPlus", "CharacteristicTime", "ConfidenceSets", "DEFAULT_MAX_SAMPLES", "Decision", "EXPERIMENTS",
     "EmpiricalBounds", "Experiment", "FeasibilityThenBAI", "HardnessWarning", "INFEASIBLE", "Instance", "LMAGLR",
-    "NO_ANSWER", "PAPER_ALGORITHMS", "PAPER_DELTA", "PUBLISHED_EXPERIMENTS", "Policy", "REWARD_MODELS", "RewardLaw",
-    "RewardStream", "Round", "RoundState", "RunResult", "StepEngine", "alternative_values", "best_response",
+    "NO_ANSWER", "PAPER_ALGORITHMS", "PAPER_DELTA", "PUBLISHED_EXPERIMENTS", "Policy", "RECOMMENDED",
+    "REWARD_MODELS", "RewardLaw", "RewardStream", "Round", "RoundState", "RunResult", "StepEngine", "alternative_values", "best_response",
     "characteristic_time", "check_delta", "code_fingerprint", "confidence_radius", "confidence_sets",
     "default_cache_dir", "empirical_bounds", "error_rates", "experiment_grid", "get_algorithm", "get_experiment", "kinf",
     "kl_bernoulli", "load_instance", "lower_bound_tstar", "matching_divergence", "paired_comparison",

@@ -17,18 +17,21 @@ from typing import Callable, Mapping
 import numpy as np
 
 from .asrun.variants import OPTIONS as AS_RUN_OPTIONS, PRESETS as AS_RUN_PRESETS, run_variant
-from .beyond.betting import BETTING_OPTIONS, BettingGBAI, run_betting
+from .beyond.betting import BETTING_OPTIONS, BettingGBAI, level_free, run_betting, run_betting_deltas
 from .beyond.css_lucb_plus import PLUS_OPTIONS, CSSLUCBPlus, run_css_lucb_plus
-from .beyond.lma_glr import LMAGLR, run_lma_glr
+from .beyond.lma_glr import LMAGLR, run_lma_glr, run_lma_glr_deltas
 from .fast.paper import run_kernel
 from .paper import ActionElimination, CSSLUCB, FeasibilityThenBAI
 from .paper.engine import Policy
 from .paper.model import Instance
 
-__all__ = ["ALGORITHMS", "PAPER_ALGORITHMS", "Algorithm", "Resolved", "canonical_spec", "get_algorithm", "resolve"]
+__all__ = ["ALGORITHMS", "PAPER_ALGORITHMS", "RECOMMENDED", "Algorithm", "Resolved", "canonical_spec", "get_algorithm",
+           "resolve"]
 
 #: ``kernel(instance, delta, keys, model, max_samples, options) -> (answer, samples, rounds, counts, stopped)``.
 Kernel = Callable[[Instance, float, np.ndarray, int, int, dict], tuple]
+#: ``deltas_kernel(instance, deltas, keys, model, max_samples, options) -> [one kernel tuple per delta]``.
+DeltasKernel = Callable[[Instance, list, np.ndarray, int, int, dict], list]
 
 
 @dataclass(frozen=True)
@@ -41,6 +44,9 @@ class Algorithm:
     ``as_run`` is the compiled run of the authors' as-run variants (:mod:`gbai.asrun`):
     a spec that moves any option from its default (the text's reading) runs there,
     in the compiled engine only; at the defaults the spec runs ``kernel``.
+    ``deltas_kernel`` runs one seed once for a list of deltas, recording the stop of
+    each; it is used for the specs whose sampling does not depend on delta:
+    those for which ``level_free(options)`` is true (every spec when it is ``None``).
     """
 
     name: str
@@ -51,11 +57,13 @@ class Algorithm:
     options: dict[str, tuple[str, ...]] = field(default_factory=dict)
     presets: dict[str, dict[str, str]] = field(default_factory=dict)
     as_run: Kernel | None = None
+    deltas_kernel: DeltasKernel | None = None
+    level_free: Callable[[dict], bool] | None = None
 
     @property
     def modules(self) -> tuple[str, ...]:
-        """The modules that define the policy and the kernel (the cache follows their imports)."""
-        parts = (self.policy, self.kernel, self.as_run)
+        """The modules that define the policy and the kernels (the cache follows their imports)."""
+        parts = (self.policy, self.kernel, self.as_run, self.deltas_kernel)
         return tuple(sorted({getattr(part, "func", part).__module__ for part in parts if part is not None}))
 
 
@@ -86,6 +94,21 @@ class Resolved:
         kernel = self.algorithm.as_run if self.as_run else self.algorithm.kernel
         return kernel(instance, delta, keys, model, max_samples, self.options)
 
+    @property
+    def one_pass(self) -> bool:
+        """True when the spec's sampling does not depend on delta, so that one run serves a list of deltas."""
+        algorithm = self.algorithm
+        if algorithm.deltas_kernel is None or self.as_run:
+            return False
+        return algorithm.level_free is None or algorithm.level_free(self.options)
+
+    def run_fast_deltas(self, instance: Instance, deltas: list[float], keys: np.ndarray, model: int,
+                        max_samples: int) -> list[tuple]:
+        """The runs of one seed at each of ``deltas``: one pass when :attr:`one_pass`, else one run per delta."""
+        if self.one_pass:
+            return self.algorithm.deltas_kernel(instance, list(deltas), keys, model, max_samples, self.options)
+        return [self.run_fast(instance, delta, keys, model, max_samples) for delta in deltas]
+
 
 def _paper(name: str, title: str, reference: str, policy: Callable[[], Policy]) -> Algorithm:
     return Algorithm(name, title, reference, policy, partial(run_kernel, name), AS_RUN_OPTIONS[name],
@@ -103,10 +126,20 @@ ALGORITHMS: dict[str, Algorithm] = {
                                "beyond the paper: gbai.beyond.css_lucb_plus", CSSLUCBPlus, run_css_lucb_plus,
                                PLUS_OPTIONS),
     "lma-glr": Algorithm("lma-glr", "LMA-GLR (lazy mirror ascent tracking, GLR stopping)",
-                         "beyond the paper: gbai.beyond.lma_glr", LMAGLR, run_lma_glr),
-    "betting": Algorithm("betting", "Betting-GBAI (betting e-values, N+M-1 union terms, weakest-test sampling)",
-                         "beyond the paper: gbai.beyond.betting", BettingGBAI, run_betting, BETTING_OPTIONS),
+                         "beyond the paper: gbai.beyond.lma_glr", LMAGLR, run_lma_glr,
+                         deltas_kernel=run_lma_glr_deltas),
+    "betting": Algorithm("betting", "Betting-GBAI (betting e-values, N+M-1 union terms, weakest-test sampling; "
+                         "with sampling=level-free, the package's recommended algorithm)",
+                         "beyond the paper: gbai.beyond.betting", BettingGBAI, run_betting, BETTING_OPTIONS,
+                         deltas_kernel=run_betting_deltas, level_free=level_free),
 }
+
+#: The package's recommended algorithm: Betting-GBAI with level-free sampling. It is
+#: delta-correct for every reward law on [0, 1] (the book page "Why the recommended
+#: algorithm is delta-correct"), needs about the samples of Betting-GBAI's default
+#: (notebook 12, section 7) and, as its sampling never looks at delta, one run serves
+#: a whole list of deltas (``gbai.run(..., delta=[...])``).
+RECOMMENDED = "betting:sampling=level-free"
 
 #: The algorithms the paper compares (Figure 1).
 PAPER_ALGORITHMS = ("css-lucb", "ae", "feasibility-then-bai")

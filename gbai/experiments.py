@@ -21,8 +21,8 @@ from .cache import cached
 from .limits.characteristic_time import lower_bound_tstar, matching_divergence
 from .paper.engine import NO_ANSWER
 from .paper.instances import EXPERIMENTS, PAPER_DELTA, Experiment
-from .paper.model import Instance
-from .simulation import sweep
+from .paper.model import Instance, check_delta
+from .simulation import delta_list, sweep
 
 __all__ = ["error_rates", "experiment_grid", "get_experiment", "paired_comparison", "paper_instance",
            "stored_limit", "summarize", "sweep_experiment"]
@@ -66,7 +66,7 @@ def sweep_experiment(
     algorithms: Sequence[str],
     *,
     n_runs: int,
-    delta: float = PAPER_DELTA,
+    delta: float | Sequence[float] = PAPER_DELTA,
     seed: int = 0,
     sizes: Sequence[int] | None = None,
     x_values: Sequence[float] | None = None,
@@ -86,6 +86,10 @@ def sweep_experiment(
     Bernoulli divergence for ``reward="bernoulli"``; named in ``limit_divergence``),
     ``T_star_kl_bernoulli`` (the Bernoulli bound, for comparison) and
     ``ratio_to_T_star_kl`` (mean samples over the matching bound).
+
+    ``delta`` may be a list (:func:`gbai.sweep`): both tables then start with a
+    ``delta`` column, and a spec whose sampling does not depend on delta plays each
+    seed once for all of them.
     """
     experiment = get_experiment(name)
     xs = list(experiment.x_grid if x_values is None else x_values)
@@ -95,23 +99,32 @@ def sweep_experiment(
     reward = options.get("reward", "beta")
     divergence = matching_divergence(reward)
     cache_dir = options.get("cache_dir", "default")
+    deltas = delta_list(delta)
+    listed = deltas is not None
+    if not listed:
+        deltas = [check_delta(delta)]
     instances: dict[str, Instance] = {}
     facts = []
-    for size in size_list:
-        for x in xs:
-            instance = experiment.instance(x, size)
-            instances[instance.label] = instance
-            facts.append({"instance": instance.label, "experiment": name, "x": x, "size": size,
-                          "n_arms": instance.n_arms, "n_attributes": instance.n_attributes,
-                          "H_id": instance.hardness_index(),
-                          "H_id_feasible_competitor": instance.hardness_index(competitor="feasible"),
-                          "limit_divergence": divergence,
-                          "T_star_kl": stored_limit(instance, delta, divergence, cache_dir),
-                          "T_star_kl_bernoulli": stored_limit(instance, delta, "bernoulli", cache_dir)})
+    for value in deltas:
+        for size in size_list:
+            for x in xs:
+                instance = experiment.instance(x, size)
+                instances[instance.label] = instance
+                facts.append({"delta": value, "instance": instance.label, "experiment": name, "x": x, "size": size,
+                              "n_arms": instance.n_arms, "n_attributes": instance.n_attributes,
+                              "H_id": instance.hardness_index(),
+                              "H_id_feasible_competitor": instance.hardness_index(competitor="feasible"),
+                              "limit_divergence": divergence,
+                              "T_star_kl": stored_limit(instance, value, divergence, cache_dir),
+                              "T_star_kl_bernoulli": stored_limit(instance, value, "bernoulli", cache_dir)})
     table = sweep(instances, algorithms, n_runs=n_runs, delta=delta, seed=seed, **options)
-    summary = summarize(table).merge(pd.DataFrame(facts), on="instance", how="left")
+    keys = ["delta", "instance"] if listed else ["instance"]
+    facts = pd.DataFrame(facts)
+    if not listed:
+        facts = facts.drop(columns="delta")
+    summary = summarize(table, by=keys + ["algorithm"]).merge(facts, on=keys, how="left")
     summary["ratio_to_T_star_kl"] = summary["mean_samples"] / summary["T_star_kl"]
-    first = ["experiment", "x", "size", "H_id", "algorithm"]
+    first = (["delta"] if listed else []) + ["experiment", "x", "size", "H_id", "algorithm"]
     summary = summary[first + [column for column in summary.columns if column not in first]]
     return table, summary
 

@@ -6,6 +6,12 @@ numbers of :mod:`gbai.paper.rewards`, runs with the same index are paired across
 algorithms. Runs are computed in chunks, each stored in the result cache
 (:mod:`gbai.cache`) under its inputs and the source of the code that produced it,
 so a rerun is instant and an interrupted sweep resumes.
+
+Both take a list of deltas as well as one delta. A spec whose sampling does not
+depend on delta (:attr:`gbai.algorithms.Resolved.one_pass`: LMA-GLR, Betting-GBAI
+with ``sampling=level-free``) then runs each seed once, recording the stop of every
+delta, and each delta's results are cached as its own sweep would store them; other
+specs run once per delta.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ import os
 from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, replace
 from pathlib import Path
+from numbers import Real
 from typing import Mapping, Sequence
 
 import numpy as np
@@ -26,7 +33,7 @@ from .paper.engine import DEFAULT_MAX_SAMPLES, RunResult, StepEngine, check_max_
 from .paper.model import INFEASIBLE, Instance, check_delta
 from .paper.rewards import pair_keys, reward_code, seed_sequence
 
-__all__ = ["code_fingerprint", "run", "run_seed", "sweep"]
+__all__ = ["code_fingerprint", "delta_list", "run", "run_seed", "sweep"]
 
 ENGINES = ("fast", "step")
 
@@ -38,36 +45,65 @@ def run_seed(seed: int, run_index: int) -> np.random.SeedSequence:
     return np.random.SeedSequence(int(seed), spawn_key=(int(run_index),))
 
 
+def delta_list(delta) -> list[float] | None:
+    """``None`` for one delta (checked by the caller), else the checked list of a sequence of deltas."""
+    if isinstance(delta, (Real, np.floating, str, bytes)) or (isinstance(delta, np.ndarray) and delta.ndim == 0):
+        return None
+    if not isinstance(delta, (Sequence, np.ndarray)):
+        raise ValueError(f"delta must be a number in (0, 1) or a list of them, got {delta!r}")
+    deltas = [check_delta(value) for value in delta]
+    if not deltas:
+        raise ValueError("delta is an empty list; give at least one delta")
+    if len(set(deltas)) != len(deltas):
+        raise ValueError(f"delta lists a value twice: {list(delta)}")
+    return deltas
+
+
 def run(
     instance: Instance,
     algorithm: str = "css-lucb",
     *,
-    delta: float = 0.1,
+    delta: float | Sequence[float] = 0.1,
     seed: int | np.random.SeedSequence = 0,
     reward: str = "beta",
     max_samples: int = DEFAULT_MAX_SAMPLES,
     engine: str = "fast",
-) -> RunResult:
+) -> RunResult | list[RunResult]:
     """Run ``algorithm`` once on ``instance`` and return its :class:`~gbai.engine.RunResult`.
 
     ``algorithm`` is a spec such as ``"css-lucb"`` or ``"css-lucb-plus:sampling=all"``
     (:func:`gbai.algorithms.resolve`). ``engine="fast"`` runs the compiled kernel,
     ``engine="step"`` the step engine of :mod:`gbai.paper.engine`; both give the same
     run for the same seed.
+
+    ``delta`` may be a list: the result is then a list with the run at each delta, in
+    that order. In the compiled engine a spec whose sampling does not depend on delta
+    (:attr:`~gbai.algorithms.Resolved.one_pass`) plays the seed once, recording the
+    stop of every delta, and ends at the stop for the smallest; each result equals the
+    run at that delta alone. Other specs, and the step engine, run once per delta.
     """
     if not isinstance(instance, Instance):
         raise ValueError(f"instance must be a gbai Instance, got {type(instance).__name__}")
     resolved = resolve(algorithm)
-    delta = check_delta(delta)
+    deltas = delta_list(delta)
+    if deltas is None:
+        delta = check_delta(delta)
     code = reward_code(reward)
     max_samples = check_max_samples(max_samples, instance.means.size)
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
+    if deltas is not None:
+        if engine == "step":
+            return [run(instance, algorithm, delta=value, seed=seed, reward=reward, max_samples=max_samples,
+                        engine=engine) for value in deltas]
+        keys = pair_keys(seed, instance.n_arms, instance.n_attributes)
+        return [RunResult(*outcome, algorithm=resolved.spec)
+                for outcome in resolved.run_fast_deltas(instance, deltas, keys, code, max_samples)]
     if engine == "step":
         result = StepEngine(
             instance, resolved.policy(), delta=delta, seed=seed, reward=reward, max_samples=max_samples
         ).run()
         return replace(result, algorithm=resolved.spec)
-    if engine != "fast":
-        raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
     keys = pair_keys(seed, instance.n_arms, instance.n_attributes)
     answer, samples, rounds, counts, stopped = resolved.run_fast(instance, delta, keys, code, max_samples)
     return RunResult(answer, samples, rounds, counts, stopped, algorithm=resolved.spec)
@@ -85,51 +121,50 @@ def _modules(algorithm: str) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class _Chunk:
-    """Runs ``start .. stop - 1`` of one (instance, algorithm) cell of a sweep."""
+    """Runs ``start .. stop - 1`` of one (instance, algorithm) cell of a sweep, at each delta of ``deltas``."""
 
     means: np.ndarray
     threshold: float
     algorithm: str
-    delta: float
+    deltas: tuple[float, ...]
     reward: str
     seed: int
     start: int
     stop: int
     max_samples: int
 
-    def path(self, cache: Path) -> Path:
-        """Where the chunk is stored in the result cache."""
+    def path(self, cache: Path, delta: float) -> Path:
+        """Where the chunk's runs at ``delta`` are stored in the result cache (one key per delta)."""
         payload = {"means": self.means.tolist(), "shape": list(self.means.shape), "threshold": self.threshold,
-                   "algorithm": self.algorithm, "delta": self.delta, "reward": self.reward, "seed": self.seed,
+                   "algorithm": self.algorithm, "delta": delta, "reward": self.reward, "seed": self.seed,
                    "runs": [self.start, self.stop], "max_samples": self.max_samples}
         return result_path(cache, "runs", payload, _modules(self.algorithm))
 
 
-def _run_chunk(chunk: _Chunk) -> dict[str, np.ndarray]:
-    """Simulate one chunk (module level so that process pools can pickle it)."""
+def _run_chunk(chunk: _Chunk) -> dict[float, dict[str, np.ndarray]]:
+    """Simulate one chunk at each of its deltas (module level so that process pools can pickle it)."""
     instance = Instance(chunk.means, chunk.threshold)
     n = chunk.stop - chunk.start
-    out = {
+    out = {delta: {
         "answer": np.empty(n, dtype=np.int64),
         "samples": np.empty(n, dtype=np.int64),
         "rounds": np.empty(n, dtype=np.int64),
         "stopped": np.empty(n, dtype=bool),
         "counts": np.empty((n, *chunk.means.shape), dtype=np.int64),
-    }
+    } for delta in chunk.deltas}
     for k, r in enumerate(range(chunk.start, chunk.stop)):
-        result = run(
-            instance,
-            chunk.algorithm,
-            delta=chunk.delta,
-            seed=run_seed(chunk.seed, r),
-            reward=chunk.reward,
-            max_samples=chunk.max_samples,
-        )
-        out["answer"][k] = result.answer
-        out["samples"][k] = result.samples
-        out["rounds"][k] = result.rounds
-        out["stopped"][k] = result.stopped
-        out["counts"][k] = result.counts
+        options = dict(seed=run_seed(chunk.seed, r), reward=chunk.reward, max_samples=chunk.max_samples)
+        if len(chunk.deltas) == 1:
+            results = [run(instance, chunk.algorithm, delta=chunk.deltas[0], **options)]
+        else:
+            results = run(instance, chunk.algorithm, delta=list(chunk.deltas), **options)
+        for delta, result in zip(chunk.deltas, results):
+            data = out[delta]
+            data["answer"][k] = result.answer
+            data["samples"][k] = result.samples
+            data["rounds"][k] = result.rounds
+            data["stopped"][k] = result.stopped
+            data["counts"][k] = result.counts
     return out
 
 
@@ -159,7 +194,7 @@ def sweep(
     algorithms: Sequence[str] | str,
     *,
     n_runs: int,
-    delta: float = 0.1,
+    delta: float | Sequence[float] = 0.1,
     seed: int = 0,
     reward: str = "beta",
     max_samples: int = DEFAULT_MAX_SAMPLES,
@@ -169,7 +204,7 @@ def sweep(
     progress: bool = True,
     chunk_size: int = 25,
 ) -> pd.DataFrame:
-    """Run every algorithm ``n_runs`` times on every instance; one row per run.
+    """Run every algorithm ``n_runs`` times on every instance; one row per run (per delta, for a list).
 
     Parameters
     ----------
@@ -179,7 +214,10 @@ def sweep(
         Algorithm specs (see :func:`gbai.algorithms.resolve`); the table names each
         by its canonical spec.
     n_runs, delta, seed, reward, max_samples:
-        As in :func:`run`; run ``r`` uses :func:`run_seed` ``(seed, r)``.
+        As in :func:`run`; run ``r`` uses :func:`run_seed` ``(seed, r)``. ``delta`` may
+        be a list: a spec whose sampling does not depend on delta plays each seed once
+        for all of them (:func:`run`), and each delta's runs are cached under the same
+        key as a sweep at that delta alone, so either sweep reads the other's runs.
     workers:
         Processes to spread chunks over when no executor is given (default: all
         cores); 1 runs everything in this process.
@@ -199,7 +237,8 @@ def sweep(
     pandas.DataFrame
         Columns ``instance, algorithm, run, answer, samples, rounds, stopped,
         correct, error, counts``. ``correct`` compares a stopped run's answer with the
-        instance's true answer; ``error`` is a stopped run with a wrong answer.
+        instance's true answer; ``error`` is a stopped run with a wrong answer. For a
+        list of deltas a first column ``delta`` is added, the rows following the list.
     """
     named = _named_instances(instances)
     names = [algorithms] if isinstance(algorithms, str) else list(algorithms)
@@ -210,7 +249,10 @@ def sweep(
         raise ValueError(f"n_runs must be a positive integer, got {n_runs!r}")
     if isinstance(chunk_size, bool) or not isinstance(chunk_size, (int, np.integer)) or chunk_size < 1:
         raise ValueError(f"chunk_size must be a positive integer, got {chunk_size!r}")
-    delta = check_delta(delta)
+    deltas = delta_list(delta)
+    listed = deltas is not None
+    if not listed:
+        deltas = [check_delta(delta)]
     reward_code(reward)
     seed_sequence(seed)
     for instance in named.values():
@@ -226,49 +268,58 @@ def sweep(
         for algorithm in names:
             chunks = [
                 _Chunk(
-                    instance.means, instance.threshold, algorithm, delta, reward, int(seed),
+                    instance.means, instance.threshold, algorithm, tuple(deltas), reward, int(seed),
                     start, min(start + chunk_size, n_runs), int(max_samples),
                 )
                 for start in range(0, n_runs, chunk_size)
             ]
             cells.append((instance_name, algorithm, chunks))
 
-    results: dict[_ChunkId, dict[str, np.ndarray]] = {}
-    pending: list[tuple[_ChunkId, _Chunk, Path | None]] = []
+    # Each delta's runs are their own cache entry; the deltas a chunk misses are
+    # computed together (in one pass for a spec whose sampling ignores delta).
+    results: dict[_ChunkId, dict[float, dict[str, np.ndarray]]] = {}
+    pending: list[tuple[_ChunkId, _Chunk, dict[float, Path | None]]] = []
     for cell_index, (_, _, chunks) in enumerate(cells):
         for chunk_index, chunk in enumerate(chunks):
-            path = chunk.path(cache) if cache else None
-            stored = load(path) if path is not None and path.exists() else None
-            if stored is not None:
-                results[(cell_index, chunk_index)] = stored
-            else:
-                pending.append(((cell_index, chunk_index), chunk, path))
+            found, missing = {}, {}
+            for value in chunk.deltas:
+                path = chunk.path(cache, value) if cache else None
+                stored = load(path) if path is not None and path.exists() else None
+                if stored is not None:
+                    found[value] = stored
+                else:
+                    missing[value] = path
+            results[(cell_index, chunk_index)] = found
+            if missing:
+                pending.append(((cell_index, chunk_index), replace(chunk, deltas=tuple(missing)), missing))
 
-    total = len(cells) * n_runs
+    total = len(cells) * n_runs * len(deltas)
     bar_options = {"total": total, "unit": "run", "desc": "sweep", "smoothing": 0.05}
     if not progress:
         bar_options["disable"] = True
     with tqdm(**bar_options) as bar:
-        bar.update(sum(len(data["answer"]) for data in results.values()))
+        bar.update(sum(len(data["answer"]) for found in results.values() for data in found.values()))
         _compute(pending, results, bar, workers, executor)
 
     frames = []
-    for cell_index, (instance_name, algorithm, chunks) in enumerate(cells):
-        for chunk_index, chunk in enumerate(chunks):
-            data = results[(cell_index, chunk_index)]
-            frame = pd.DataFrame(
-                {
-                    "instance": instance_name,
-                    "algorithm": algorithm,
-                    "run": np.arange(chunk.start, chunk.stop),
-                    "answer": data["answer"],
-                    "samples": data["samples"],
-                    "rounds": data["rounds"],
-                    "stopped": data["stopped"].astype(bool),
-                }
-            )
-            frame["counts"] = list(data["counts"])
-            frames.append(frame)
+    for value in deltas:
+        for cell_index, (instance_name, algorithm, chunks) in enumerate(cells):
+            for chunk_index, chunk in enumerate(chunks):
+                data = results[(cell_index, chunk_index)][value]
+                frame = pd.DataFrame(
+                    {
+                        "delta": value,
+                        "instance": instance_name,
+                        "algorithm": algorithm,
+                        "run": np.arange(chunk.start, chunk.stop),
+                        "answer": data["answer"],
+                        "samples": data["samples"],
+                        "rounds": data["rounds"],
+                        "stopped": data["stopped"].astype(bool),
+                    }
+                )
+                frame["counts"] = list(data["counts"])
+                frames.append(frame)
     table = pd.concat(frames, ignore_index=True)
     # With a tie for the best feasible arm (which the paper rules out) any tied arm is right.
     right = {name: set(inst.best_arms) or {INFEASIBLE} for name, inst in named.items()}
@@ -277,7 +328,7 @@ def sweep(
     )
     table["error"] = table["stopped"] & ~table["correct"]
     columns = ["instance", "algorithm", "run", "answer", "samples", "rounds", "stopped", "correct", "error", "counts"]
-    return table[columns]
+    return table[(["delta"] if listed else []) + columns]
 
 
 _ChunkId = tuple[int, int]
@@ -288,11 +339,12 @@ def _compute(pending, results, bar, workers, executor) -> None:
     if not pending:
         return
 
-    def finish(chunk_id, path, data):
-        if path is not None:
-            store(path, data)
-        results[chunk_id] = data
-        bar.update(len(data["answer"]))
+    def finish(chunk_id, paths, by_delta):
+        for value, data in by_delta.items():
+            if paths[value] is not None:
+                store(paths[value], data)
+            results[chunk_id][value] = data
+            bar.update(len(data["answer"]))
 
     if executor is None and workers == 1:
         for chunk_id, chunk, path in pending:

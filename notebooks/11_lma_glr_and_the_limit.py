@@ -289,6 +289,16 @@ rates.round(4)
 # (notebook 2; `gbai.matching_divergence`). No $\delta$-correct algorithm can go
 # below either asymptotically. We show both reward models, for CSS-LUCB, CSS-LUCB+
 # (notebook 10), LMA-GLR and Betting-GBAI (notebook 12).
+#
+# LMA-GLR's sampling never looks at $\delta$: its learner and its tracking see only
+# the samples, and it checks its stopping rule at sample counts fixed in advance.
+# Two runs with the same rewards at two values of $\delta$ are therefore the same run
+# until the larger $\delta$ stops. So `gbai.sweep(..., delta=deltas)` plays each seed
+# once for the whole list, records where each $\delta$ would have stopped and ends at
+# the smallest; each recorded run is exactly the run at that $\delta$ alone (the book
+# page "Why the recommended algorithm is δ-correct", section 6, gives the argument;
+# the test suite checks it run for run). The other three algorithms read $\delta$
+# while sampling and run once per $\delta$.
 
 # %%
 asymptotic_instances = {inst.label: inst for inst in [
@@ -298,9 +308,12 @@ rows = []
 t_star = {(label, reward): gbai.characteristic_time(instance, gbai.matching_divergence(reward)).T_star
           for label, instance in asymptotic_instances.items() for reward in ("bernoulli", "beta")}
 for reward in ("bernoulli", "beta"):
+    # One sweep over the list of deltas: LMA-GLR's sampling never reads delta, so each
+    # of its seeds is played once for all four; the other algorithms run once per delta.
+    table_deltas = gbai.sweep(asymptotic_instances, ALGORITHMS, n_runs=asymptotic_runs, delta=deltas,
+                              seed=seed, reward=reward, workers=workers)
     for level in deltas:
-        table_delta = gbai.sweep(asymptotic_instances, ALGORITHMS, n_runs=asymptotic_runs, delta=level,
-                                 seed=seed, reward=reward, workers=workers)
+        table_delta = table_deltas[table_deltas["delta"] == level]
         for (label, algorithm), group in table_delta.groupby(["instance", "algorithm"]):
             kl = gbai.kl_bernoulli(level, 1 - level)
             mean = group["samples"].mean()

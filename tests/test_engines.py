@@ -195,7 +195,8 @@ def test_a_fresh_css_lucb_decides_without_a_reset():
 @pytest.mark.parametrize(("spec", "reward"), [("betting", "beta"), ("betting", "bernoulli"),
                                               ("betting:arm_test=none", "bernoulli"),
                                               ("betting:arm_test=average", "beta"),
-                                              ("betting:sampling=uniform,union=every", "bernoulli")])
+                                              ("betting:sampling=uniform,union=every", "bernoulli"),
+                                              (gbai.RECOMMENDED, "beta"), (gbai.RECOMMENDED, "bernoulli")])
 def test_betting_engines_agree_exactly(spec, reward):
     # Betting-GBAI keeps a capital per ordered pair of arms and switches leaders: both engines
     # must still give the same run on every instance (including the single-arm and
@@ -211,8 +212,9 @@ def test_betting_engines_agree_exactly(spec, reward):
     assert {"infeasible", "arm"} <= covered
 
 
+@pytest.mark.parametrize("spec", ["betting", gbai.RECOMMENDED])
 @pytest.mark.parametrize("engine", ["fast", "step"])
-def test_betting_unresolvable_instance_hits_the_budget(engine):
+def test_betting_unresolvable_instance_hits_the_budget(spec, engine):
     instance = Instance([[0.3, 0.9], [0.2, 0.2]], 0.3)
-    result = gbai.run(instance, "betting", seed=5, max_samples=20_000, engine=engine)
+    result = gbai.run(instance, spec, seed=5, max_samples=20_000, engine=engine)
     assert not result.stopped and result.answer == NO_ANSWER and result.samples <= 20_000

@@ -40,7 +40,8 @@ INSTANCES = {
 _PLUS = [f"css-lucb-plus:arm_radius={a},confidence={c},sampling={s}"
          for a in ("average", "paper") for c in ("anytime", "bernstein", "paper") for s in ("all", "targeted")]
 _BETTING = [f"betting:arm_test={a},sampling={s},union={u}"
-            for a in ("average", "none", "product") for s in ("uniform", "weakest") for u in ("every", "structured")]
+            for a in ("average", "none", "product") for s in ("level-free", "uniform", "weakest")
+            for u in ("every", "structured")]
 _CSS_AS_RUN = ["radius=authors", "init=20", "ties=authors", "count=authors", "arm_count=sum", "sampling=undecided"]
 _AE_AS_RUN = ["radius=authors", "radius=shared", "delta=authors", "batch=10", "feasibility=authors",
               "elimination=authors", "stopping=authors"]

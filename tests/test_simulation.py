@@ -64,7 +64,7 @@ def test_interrupted_sweep_resumes(tmp_path, monkeypatch):
     def interrupted(chunk):
         if len(calls) == 5:
             raise KeyboardInterrupt
-        calls.append(chunk.path(tmp_path))
+        calls.append(chunk.path(tmp_path, chunk.deltas[0]))
         return real(chunk)
 
     monkeypatch.setattr(simulation, "_run_chunk", interrupted)
@@ -74,7 +74,7 @@ def test_interrupted_sweep_resumes(tmp_path, monkeypatch):
     assert not list(tmp_path.rglob("*.tmp"))
 
     resumed = []
-    monkeypatch.setattr(simulation, "_run_chunk", lambda chunk: resumed.append(chunk.path(tmp_path)) or real(chunk))
+    monkeypatch.setattr(simulation, "_run_chunk", lambda chunk: resumed.append(chunk.path(tmp_path, chunk.deltas[0])) or real(chunk))
     table = _sweep(tmp_path)
     assert len(resumed) == 12 - 5
     assert not set(resumed) & set(calls)
@@ -101,7 +101,7 @@ def test_changed_parameters_never_reuse_entries(tmp_path, monkeypatch, change):
 
 def test_changed_instance_or_code_changes_the_path(tmp_path):
     def path(means, threshold=0.3, algorithm="css-lucb"):
-        return simulation._Chunk(means, threshold, algorithm, 0.1, "beta", 0, 0, 5, 10**6).path(tmp_path)
+        return simulation._Chunk(means, threshold, algorithm, (0.1,), "beta", 0, 0, 5, 10**6).path(tmp_path, 0.1)
 
     base = INSTANCES["example"].means
     moved = base.copy()
@@ -171,8 +171,9 @@ def test_any_tied_best_arm_counts_as_correct(monkeypatch):
 
     def fabricated(chunk):
         n = chunk.stop - chunk.start
-        return {"answer": answers[:n], "samples": np.full(n, 10), "rounds": np.full(n, 2),
-                "stopped": answers[:n] != gbai.NO_ANSWER, "counts": np.ones((n, 3, 2), dtype=np.int64)}
+        return {delta: {"answer": answers[:n], "samples": np.full(n, 10), "rounds": np.full(n, 2),
+                        "stopped": answers[:n] != gbai.NO_ANSWER, "counts": np.ones((n, 3, 2), dtype=np.int64)}
+                for delta in chunk.deltas}
 
     monkeypatch.setattr(simulation, "_run_chunk", fabricated)
     table = gbai.sweep({"tie": tie}, ["ae"], n_runs=5, workers=1, cache_dir=None, progress=False, chunk_size=5)

@@ -10,6 +10,12 @@ alternative is rejected at ``ln((N + M - 1)/delta)`` (option ``union``); samplin
 serves the alternative furthest from rejection, with the TCI penalty of Jourdan et
 al. (2022) (option ``sampling``). Notebook 12 derives the supermartingale property,
 the union count and the sampling rule. Both engines call the same compiled functions.
+
+``sampling="level-free"`` chooses the alternative to serve without looking at the
+rejection level, so a run does not depend on delta until it stops:
+:func:`run_betting_deltas` runs it once for a list of deltas and records the stop of
+each (notebook 12, section 7). ``betting:sampling=level-free`` is the package's
+recommended algorithm (:data:`gbai.RECOMMENDED`).
 """
 
 from __future__ import annotations
@@ -29,6 +35,9 @@ from ..limits.divergences import kl_bernoulli_scalar
 __all__ = [
     "BETTING_OPTIONS",
     "BettingGBAI",
+    "SAMPLING_LEVEL_FREE",
+    "SAMPLING_UNIFORM",
+    "SAMPLING_WEAKEST",
     "GRID_RATIO",
     "GRID_SIZE",
     "absorb_arm_round",
@@ -37,9 +46,12 @@ __all__ = [
     "betting_answer",
     "betting_decide",
     "betting_kernel",
+    "level_free",
     "rejection_level",
     "run_betting",
+    "run_betting_deltas",
     "union_terms",
+    "weakest_value",
 ]
 
 #: Options, defaults first. ``arm_test``: ``"product"`` bets on the attribute
@@ -48,10 +60,16 @@ __all__ = [
 #: product form); ``"none"`` rejects (B) with pair tests only. ``union``:
 #: ``"structured"`` splits delta over the ``N + M - 1`` tests that can err together;
 #: ``"every"`` over every test (``2NM + N(N - 1)``). ``sampling``: ``"weakest"``
-#: serves the test furthest from rejection; ``"uniform"`` samples every pair once a round.
+#: serves the test furthest from rejection, among those below the rejection level;
+#: ``"uniform"`` samples every pair once a round; ``"level-free"`` serves the same
+#: tests without looking at the level (notebook 12, section 7), so that its runs do
+#: not depend on delta and one run serves every delta (:func:`betting_kernel`).
 BETTING_OPTIONS = {"arm_test": ("product", "average", "none"), "union": ("structured", "every"),
-                   "sampling": ("weakest", "uniform")}
+                   "sampling": ("weakest", "uniform", "level-free")}
 _ARM_TEST_CODE = {"none": 0, "product": 1, "average": 2}
+#: The sampling rules as the compiled functions take them.
+SAMPLING_WEAKEST, SAMPLING_UNIFORM, SAMPLING_LEVEL_FREE = 0, 1, 2
+_SAMPLING_CODE = {"weakest": SAMPLING_WEAKEST, "uniform": SAMPLING_UNIFORM, "level-free": SAMPLING_LEVEL_FREE}
 
 #: Number of constant bets in each mixture and the ratio between consecutive ones.
 #: They are fixed parameters (delta-correctness holds for any fixed grid): 20 bets
@@ -174,19 +192,60 @@ def _arm_rate(a, b, m, arm_test, rounds, arm_sum, arm_square):
 
 
 @njit(cache=True)
+def weakest_value(answer, above_value, below_value, arm_value, use_arm_test):
+    """The smallest log e-value over the alternatives of ``answer`` (notebook 12, section 2).
+
+    (A) the above test of every attribute of the answer; (B) and (C) for every other
+    arm ``b``, the larger of its below tests and, when ``use_arm_test``, the arm test
+    "``answer`` above ``b``". The stopping rule answers once it reaches the level.
+    """
+    n, m = above_value.shape
+    weakest = math.inf
+    if answer >= 0:
+        for j in range(m):
+            weakest = min(weakest, above_value[answer, j])
+    for b in range(n):
+        if b == answer:
+            continue
+        value = -math.inf
+        for j in range(m):
+            value = max(value, below_value[b, j])
+        if use_arm_test:
+            value = max(value, arm_value[answer, b])
+        weakest = min(weakest, value)
+    return weakest
+
+
+@njit(cache=True)
 def betting_decide(answer, counts, sums, above_value, below_value, arm_count, rounds, arm_sum, arm_square,
-                   arm_value, threshold, level, arm_test, uniform, pulls):
-    """The stopping rule and the sampling rule of one round (notebook 12, sections 2 and 3).
+                   arm_value, threshold, level, arm_test, sampling, pulls):
+    """The stopping rule and the sampling rule of one round (notebook 12, sections 2, 3 and 7).
 
     The caller has brought the arm tests "``answer`` above ``b``" up to
     ``min(arm_count[answer], arm_count[b])`` rounds (:func:`absorb_arm_round`).
-    Returns the answer, or :data:`CONTINUE` after filling ``pulls``.
+    ``sampling`` is :data:`SAMPLING_WEAKEST`, :data:`SAMPLING_UNIFORM` or
+    :data:`SAMPLING_LEVEL_FREE`. Returns the answer, or :data:`CONTINUE` after filling ``pulls``.
     """
     n, m = counts.shape
     means = sums / counts
     use_arm_test = arm_test > 0 and answer >= 0
     pulls[:, :] = False
     # Stopping: the smallest log e-value over the alternatives must reach the level.
+    weakest = weakest_value(answer, above_value, below_value, arm_value, use_arm_test)
+    if weakest >= level:
+        return answer  # every alternative rejected (an arm, or INFEASIBLE = -1)
+    if sampling == SAMPLING_UNIFORM:
+        pulls[:, :] = True
+        return CONTINUE
+    # Which alternatives may be served. Weakest: those not yet rejected at the level.
+    # Level-free: all of them while some alternative has no evidence yet (a log
+    # e-value at most 0), then only those whose log e-value is the smallest; the
+    # level, hence delta, plays no part.
+    cut = level
+    inclusive = False
+    if sampling == SAMPLING_LEVEL_FREE:
+        cut = weakest if weakest > 0.0 else math.inf
+        inclusive = True
     # Sampling serves the alternative with the smallest plug-in statistic ``Z`` (the
     # empirical GLR of its best route: ``N kl(mu_hat, mu_TH)`` for a pair test on the
     # right side of the threshold, rounds times the arm test's plug-in rate, 0 on
@@ -197,7 +256,6 @@ def betting_decide(answer, counts, sums, above_value, below_value, arm_count, ro
     # keeps ``Z`` small forever, while the cheap correction (a pair of the true best
     # arm seen under the threshold) has few samples; e-values alone cannot tell
     # them apart, as both floor near ``-ln G``.
-    weakest = math.inf
     chosen = math.inf
     chosen_value = math.inf
     weakest_kind = -1
@@ -205,12 +263,12 @@ def betting_decide(answer, counts, sums, above_value, below_value, arm_count, ro
     if answer >= 0:
         for j in range(m):
             value = above_value[answer, j]
-            weakest = min(weakest, value)
             score = 0.0
             if means[answer, j] > threshold:
                 score = counts[answer, j] * _pair_rate(means[answer, j], threshold)
             score += math.log(counts[answer, j])
-            if value < level and (score < chosen or (score == chosen and value < chosen_value)):
+            if (value < cut or (inclusive and value == cut)) and (
+                    score < chosen or (score == chosen and value < chosen_value)):
                 chosen, chosen_value, weakest_kind, weakest_index = score, value, 0, j
     for b in range(n):
         if b == answer:
@@ -228,33 +286,37 @@ def betting_decide(answer, counts, sums, above_value, below_value, arm_count, ro
         for j in range(m):
             arm_samples += counts[b, j]
         score += math.log(arm_samples)
-        weakest = min(weakest, value)
-        if value < level and (score < chosen or (score == chosen and value < chosen_value)):
+        if (value < cut or (inclusive and value == cut)) and (
+                score < chosen or (score == chosen and value < chosen_value)):
             chosen, chosen_value, weakest_kind, weakest_index = score, value, 1, b
-    if weakest >= level:
-        return answer  # every alternative rejected (an arm, or INFEASIBLE = -1)
-    if uniform:
-        pulls[:, :] = True
-        return CONTINUE
     if weakest_kind == 0:
         pulls[answer, weakest_index] = True
         return CONTINUE
     b = weakest_index
     # Route 1: a below test of b's most promising attribute (mean under the threshold).
+    # Route 2: the arm test "answer above b", one arm-round of the arm that lags.
+    # Weakest: the route with fewer samples still needed to reach the level, by the
+    # plug-in rates. Level-free: the route that gains more per sample (the same
+    # choice once the level is far), with the attribute that gains most.
     pair_cost = math.inf
     pair_attribute = -1
     for j in range(m):
         if means[b, j] < threshold:
-            cost = (level - below_value[b, j]) / _pair_rate(means[b, j], threshold)
+            if sampling == SAMPLING_LEVEL_FREE:
+                cost = -_pair_rate(means[b, j], threshold)
+            else:
+                cost = (level - below_value[b, j]) / _pair_rate(means[b, j], threshold)
             if cost < pair_cost:
                 pair_cost, pair_attribute = cost, j
-    # Route 2: the arm test "answer above b", one arm-round of the arm that lags.
     arm_cost = math.inf
     if use_arm_test:
         rate = _arm_rate(answer, b, m, arm_test, rounds, arm_sum, arm_square)
         if rate > 0.0:
             per_round = m if arm_count[answer] != arm_count[b] else 2 * m
-            arm_cost = (level - arm_value[answer, b]) / rate * per_round
+            if sampling == SAMPLING_LEVEL_FREE:
+                arm_cost = -rate / per_round
+            else:
+                arm_cost = (level - arm_value[answer, b]) / rate * per_round
     if pair_attribute >= 0 and pair_cost <= arm_cost:
         pulls[b, pair_attribute] = True
         return CONTINUE
@@ -283,11 +345,25 @@ def _new_state(n, m, g):
 
 
 @njit(cache=True)
-def betting_kernel(means, threshold, keys, exponents, model, max_samples, rho, level, arm_test, uniform):
-    """Betting-GBAI run to completion; returns ``(answer, samples, rounds, counts, stopped)``."""
+def betting_kernel(means, threshold, keys, exponents, model, max_samples, rho, levels, arm_test, sampling):
+    """Betting-GBAI run to completion at every level of ``levels`` in one pass.
+
+    Returns ``(answers, samples, rounds, counts, stopped)``, one entry per level
+    (``counts`` is ``L x N x M``): the run stops for a level at the first round whose
+    smallest log e-value reaches it, and ends at the largest level (or the budget).
+    The sampling rule sees only the largest level; with the level-free rule it sees
+    none, so each entry is the run a single level would give (notebook 12, section 7).
+    """
     n, m = means.shape
     (sums, counts, above, below, above_value, below_value, rounds, arm_log, arm_sum, arm_square,
      arm_value) = _new_state(n, m, rho.size)
+    n_levels = levels.size
+    top = levels.max()
+    out_answer = np.full(n_levels, NO_ANSWER, dtype=np.int64)
+    out_samples = np.zeros(n_levels, dtype=np.int64)
+    out_rounds = np.zeros(n_levels, dtype=np.int64)
+    out_counts = np.zeros((n_levels, n, m), dtype=np.int64)
+    out_stopped = np.zeros(n_levels, dtype=np.bool_)
     arm_count = np.zeros(n, dtype=np.int64)
     pulls = np.zeros((n, m), dtype=np.bool_)
     leader_values = np.empty(m)
@@ -313,13 +389,29 @@ def betting_kernel(means, threshold, keys, exponents, model, max_samples, rho, l
                         other_values[j] = draw(keys[b, j], k, means[b, j], exponents[b, j], model)
                     absorb_arm_round(a, b, leader_values, other_values, rho, arm_test, rounds, arm_log, arm_sum,
                                      arm_square, arm_value)
-        answer = betting_decide(answer, counts, sums, above_value, below_value, arm_count, rounds, arm_sum,
-                                arm_square, arm_value, threshold, level, arm_test, uniform, pulls)
-        if answer != CONTINUE:
-            return answer, samples, n_rounds, counts, True
+        if n_levels > 1:
+            weakest = weakest_value(answer, above_value, below_value, arm_value, arm_test > 0 and answer >= 0)
+            for level_index in range(n_levels):
+                if not out_stopped[level_index] and weakest >= levels[level_index]:
+                    out_answer[level_index], out_samples[level_index] = answer, samples
+                    out_rounds[level_index], out_stopped[level_index] = n_rounds, True
+                    out_counts[level_index] = counts
+        decision = betting_decide(answer, counts, sums, above_value, below_value, arm_count, rounds, arm_sum,
+                                  arm_square, arm_value, threshold, top, arm_test, sampling, pulls)
+        if decision != CONTINUE:
+            for level_index in range(n_levels):
+                if not out_stopped[level_index]:
+                    out_answer[level_index], out_samples[level_index] = decision, samples
+                    out_rounds[level_index], out_stopped[level_index] = n_rounds, True
+                    out_counts[level_index] = counts
+            return out_answer, out_samples, out_rounds, out_counts, out_stopped
         n_new = pulls.sum()
         if samples + n_new > max_samples:
-            return NO_ANSWER, samples, n_rounds, counts, False
+            for level_index in range(n_levels):
+                if not out_stopped[level_index]:
+                    out_samples[level_index], out_rounds[level_index] = samples, n_rounds
+                    out_counts[level_index] = counts
+            return out_answer, out_samples, out_rounds, out_counts, out_stopped
         for i in range(n):
             fewest = counts[i, 0] + 1
             for j in range(m):
@@ -338,6 +430,11 @@ def _check_options(arm_test: str, union: str, sampling: str) -> None:
             raise ValueError(f"betting: {name} must be one of {list(BETTING_OPTIONS[name])}, got {value!r}")
 
 
+def level_free(options: dict) -> bool:
+    """True when a spec's sampling ignores the rejection level, so one run serves every delta."""
+    return options["sampling"] == "level-free"
+
+
 _DEFAULTS = {name: values[0] for name, values in BETTING_OPTIONS.items()}
 
 
@@ -349,7 +446,7 @@ class BettingGBAI:
         _check_options(arm_test, union, sampling)
         self.arm_test = _ARM_TEST_CODE[arm_test]
         self.union = union
-        self.uniform = sampling == "uniform"
+        self.sampling = _SAMPLING_CODE[sampling]
         self.name = "betting"
 
     def reset(self, n_arms: int, n_attributes: int) -> None:
@@ -386,16 +483,34 @@ class BettingGBAI:
         pulls = np.zeros((n, m), dtype=bool)
         answer = betting_decide(answer, self.counts, self.sums, self.above_value, self.below_value, arm_count,
                                 self.rounds, self.arm_sum, self.arm_square, self.arm_value, threshold, self.level,
-                                self.arm_test, self.uniform, pulls)
+                                self.arm_test, self.sampling, pulls)
         return Decision.sample(pulls) if answer == CONTINUE else Decision.stop(int(answer))
 
 
-def run_betting(instance, delta, keys, model, max_samples, options):
+def _kernel_arguments(instance, keys, model, max_samples, options):
     _check_options(**options)
     means = np.ascontiguousarray(instance.means, dtype=np.float64)
-    return run_result(*betting_kernel(
-        means, float(instance.threshold), np.ascontiguousarray(keys, dtype=np.uint64),
-        np.ascontiguousarray(reward_exponents(means)), int(model), np.int64(max_samples), bet_grid(),
-        rejection_level(instance.n_arms, instance.n_attributes, delta, options["union"]),
-        _ARM_TEST_CODE[options["arm_test"]], options["sampling"] == "uniform",
-    ))
+    return (means, float(instance.threshold), np.ascontiguousarray(keys, dtype=np.uint64),
+            np.ascontiguousarray(reward_exponents(means)), int(model), np.int64(max_samples), bet_grid())
+
+
+def run_betting(instance, delta, keys, model, max_samples, options):
+    """One run at one delta: ``(answer, samples, rounds, counts, stopped)``."""
+    arguments = _kernel_arguments(instance, keys, model, max_samples, options)
+    level = rejection_level(instance.n_arms, instance.n_attributes, delta, options["union"])
+    answers, samples, rounds, counts, stopped = betting_kernel(
+        *arguments, np.array([level]), _ARM_TEST_CODE[options["arm_test"]], _SAMPLING_CODE[options["sampling"]])
+    return run_result(answers[0], samples[0], rounds[0], counts[0], stopped[0])
+
+
+def run_betting_deltas(instance, deltas, keys, model, max_samples, options):
+    """One run serving every delta of ``deltas`` (level-free sampling only): a list of run tuples."""
+    if not level_free(options):
+        raise ValueError("betting: only sampling=level-free runs every delta in one pass (the other rules look at "
+                         "the rejection level)")
+    arguments = _kernel_arguments(instance, keys, model, max_samples, options)
+    levels = np.array([rejection_level(instance.n_arms, instance.n_attributes, delta, options["union"])
+                       for delta in deltas])
+    answers, samples, rounds, counts, stopped = betting_kernel(
+        *arguments, levels, _ARM_TEST_CODE[options["arm_test"]], SAMPLING_LEVEL_FREE)
+    return [run_result(answers[k], samples[k], rounds[k], counts[k], stopped[k]) for k in range(len(deltas))]

@@ -82,12 +82,9 @@ def bernoulli_ratios(n_runs: int = 200, deltas: Sequence[float] = DELTAS, seed: 
     One row per instance, one ``ratio at delta`` column per delta, then ``falls``:
     whether the ratio decreases at every step from the largest delta to the smallest.
     """
-    rows = []
-    for delta in deltas:
-        summary = _all_experiments([algorithm], n_runs=n_runs, delta=delta, seed=seed, reward="bernoulli",
-                                   workers=workers, cache_dir=cache_dir, experiments=experiments)
-        rows.append(summary.assign(delta=delta))
-    table = pd.concat(rows, ignore_index=True)
+    # One sweep over the list of deltas: a spec whose sampling ignores delta plays each seed once.
+    table = _all_experiments([algorithm], n_runs=n_runs, delta=list(deltas), seed=seed, reward="bernoulli",
+                             workers=workers, cache_dir=cache_dir, experiments=experiments)
     wide = table.pivot_table(index="instance", columns="delta", values="ratio_to_T_star_kl", sort=False)
     wide = wide[sorted(wide.columns, reverse=True)]
     wide["falls"] = (wide.diff(axis=1).iloc[:, 1:] < 0).all(axis=1)
@@ -102,9 +99,9 @@ def beta_comparison(n_runs: int = 200, deltas: Sequence[float] = (1e-1, 1e-6), s
                     experiments: Sequence[str] = EXPERIMENTS, algorithm: str = ALGORITHM) -> pd.DataFrame:
     """An algorithm (default Betting-GBAI) against CSS-LUCB+ on the paper's Beta rewards, same seeds."""
     rows = []
-    for delta in deltas:
-        summary = _all_experiments([algorithm, "css-lucb-plus"], n_runs=n_runs, delta=delta, seed=seed,
-                                   reward="beta", workers=workers, cache_dir=cache_dir, experiments=experiments)
+    every = _all_experiments([algorithm, "css-lucb-plus"], n_runs=n_runs, delta=list(deltas), seed=seed,
+                             reward="beta", workers=workers, cache_dir=cache_dir, experiments=experiments)
+    for delta, summary in every.groupby("delta", sort=False):
         wide = summary.pivot_table(index="instance", columns="algorithm", values="mean_samples", sort=False)
         limits = summary.groupby("instance", sort=False)[["T_star_kl", "T_star_kl_bernoulli"]].first()
         rows.append(pd.DataFrame({
@@ -205,9 +202,9 @@ def bai_comparison(n_runs: int = 200, deltas: Sequence[float] = BAI_DELTAS, seed
         for (name, method, delta, _), result in zip(tasks, mapper(_reference_runs, [task for *_, task in tasks])):
             runs[delta, name, method] = result
             bar.update()
-    for delta in deltas:
-        table = sweep(instances, list(algorithms), n_runs=n_runs, delta=delta, seed=seed, reward="bernoulli",
-                      workers=workers, cache_dir=cache_dir)
+    every = sweep(instances, list(algorithms), n_runs=n_runs, delta=list(deltas), seed=seed, reward="bernoulli",
+                  workers=workers, cache_dir=cache_dir)
+    for delta, table in every.groupby("delta", sort=False):
         for name in instances:
             for algorithm in table["algorithm"].unique():
                 group = table[(table["instance"] == name) & (table["algorithm"] == algorithm)].sort_values("run")
