@@ -1233,15 +1233,22 @@ def test_a_released_notebook_writes_its_figures_next_to_itself(course, tmp_path,
                                            ("nbgrader", "nbgrader")])
 def test_a_missing_tool_stops_with_a_message_naming_it(monkeypatch, capsys, tmp_path, module, named):
     import importlib.util
+    import runpy
 
     import pipeline
 
     real = importlib.util.find_spec
-    monkeypatch.setattr(pipeline.importlib.util, "find_spec", lambda name, *a: None if name == module else real(name, *a))
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == module else real(name, *a))
     command = "assignments" if module == "nbgrader" else "book"
     assert pipeline.main([command, "--output", str(tmp_path / "out")]) == 2
     message = capsys.readouterr().err
     assert named in message and "pip install -e '.[" in message and message.count("\n") == 1
+    # Run as make runs it, the script is the module __main__: the error a tool raises must
+    # still be the one it catches (a tool importing pipeline back would get a second copy).
+    monkeypatch.setattr(sys, "argv", [str(TOOLS / "pipeline.py"), command, "--output", str(tmp_path / "out")])
+    with pytest.raises(SystemExit) as stopped:
+        runpy.run_path(str(TOOLS / "pipeline.py"), run_name="__main__")
+    assert stopped.value.code == 2 and capsys.readouterr().err == message
     assert not (tmp_path / "out").exists()
 
 

@@ -1,4 +1,4 @@
-"""The notebook runner (``notebooks/_tools/pipeline.py``) when it runs notebooks side by side."""
+"""The notebook runner (``notebooks/_tools/pipeline.py``) when it runs notebooks side by side, each kernel on its own sockets."""
 
 import os
 import sys
@@ -9,6 +9,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "notebooks" / "_tools"))
 
+import common  # noqa: E402
 import pipeline  # noqa: E402
 
 # A notebook that reports the folder its kernel runs in, then holds the kernel for a while,
@@ -67,7 +68,7 @@ def test_notebooks_run_side_by_side_leave_the_runner_where_it_was(tmp_path, monk
 def test_every_kernel_gets_its_own_socket_folder():
     # jupyter_client names IPC sockets after the first free file names of the prefix:
     # two kernels started together under one prefix would bind the same sockets.
-    first, second = pipeline.ipc_prefix(), pipeline.ipc_prefix()
+    first, second = common.ipc_prefix(), common.ipc_prefix()
     assert first != second
     assert os.path.isdir(os.path.dirname(first)) and os.path.isdir(os.path.dirname(second))
     assert len(first) < 90  # Unix socket paths are limited to about 100 bytes; "-N" is appended

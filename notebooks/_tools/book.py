@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 from book_pages import prepare_page
-from pipeline import MissingPrerequisite, notebook_scripts, require
+from common import MissingPrerequisite, notebook_scripts, require
 
 __all__ = ["build_book"]
 

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pipeline import ipc_prefix, notebook_scripts, require
+from common import ipc_prefix, notebook_scripts, require
 from submissions import Problem, Submission, find_submissions, notebook_cell_ids
 
 __all__ = ["CellIssue", "GradingReport", "NotGraded", "answers_to_grade", "autograde", "cell_issues", "export_grades",

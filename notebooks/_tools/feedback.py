@@ -15,9 +15,8 @@ import os
 import shutil
 from pathlib import Path
 
-from pipeline import MissingPrerequisite, require
-
 import course as course_tools
+from common import MissingPrerequisite, require
 
 __all__ = ["generate_feedback", "pending_answers"]
 

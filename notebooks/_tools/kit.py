@@ -28,7 +28,7 @@ import zipfile
 from pathlib import Path
 
 import course as course_tools
-from pipeline import MissingPrerequisite, notebook_scripts
+from common import MissingPrerequisite, notebook_scripts
 
 __all__ = ["FOLDER", "build_wheel", "make_student_kit", "student_guide"]
 

@@ -8,38 +8,28 @@ script and opening and saving it in Lab changes neither file); ``quick OUTDIR`` 
 each with ``quick=True`` for ``make test``'s nbval check. A notebook is replaced only
 when every cell succeeded. ``book`` is :mod:`book`; ``assignments``, ``autograde``,
 ``export`` and ``grade-answer`` are :mod:`course`, ``feedback`` is :mod:`feedback`
-(the student kit is :mod:`kit`, a script of its own). This is tooling: the ``gbai``
-library never imports it.
+(the student kit is :mod:`kit`, a script of its own); what they share is
+:mod:`common`. The top of the tools' imports: no tool imports this script. This is
+tooling: the ``gbai`` library never imports it.
 """
 
 from __future__ import annotations
 
 import argparse
-import atexit
-import importlib.util
 import os
-import shutil
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-__all__ = ["MissingPrerequisite", "execute_notebook", "ipc_prefix", "lab_form", "main", "merge_streams",
-           "notebook_scripts", "require", "results_pages", "write_results"]
+import book
+import course
+import feedback
+from common import MissingPrerequisite, ipc_prefix, notebook_scripts
+
+__all__ = ["execute_notebook", "lab_form", "main", "merge_streams", "results_pages", "write_results"]
 
 KERNEL = "python3"
-
-
-def notebook_scripts(folder: Path, names: list[str] | None = None) -> list[Path]:
-    """The numbered percent scripts of ``folder`` (optionally those whose stem starts with a name)."""
-    scripts = sorted(path for path in folder.glob("[0-9][0-9]_*.py"))
-    if names:
-        chosen = [path for path in scripts if any(path.stem.startswith(name) for name in names)]
-        unknown = [name for name in names if not any(path.stem.startswith(name) for path in scripts)]
-        if unknown:
-            raise ValueError(f"no notebook matches {unknown}; available: {[path.stem for path in scripts]}")
-        return chosen
-    return scripts
 
 
 def _replace_atomically(text: str, target: Path) -> None:
@@ -74,20 +64,6 @@ def merge_streams(notebook) -> None:
             else:
                 merged.append(output)
         cell.outputs = merged
-
-
-def ipc_prefix() -> str:
-    """Where one kernel puts its sockets: an absolute path (the kernel runs in the
-    notebook's folder, nbgrader elsewhere) that is short (Unix sockets allow about 100
-    characters), in a private folder removed at exit.
-
-    Each call makes a new folder. jupyter_client numbers IPC sockets by the first file
-    names not yet taken, so two kernels started at the same moment in one folder pick
-    the same sockets and read each other's messages ("Invalid Signature").
-    """
-    folder = tempfile.mkdtemp(prefix="gbai-ipc-")
-    atexit.register(shutil.rmtree, folder, True)
-    return os.path.join(folder, "kernel")
 
 
 def execute_notebook(script: Path, target: Path, parameters: dict | None = None, paired: bool = True) -> float:
@@ -160,17 +136,6 @@ def lab_form(notebook):
     """
     notebook.metadata.get("jupytext", {}).pop("text_representation", None)
     return notebook
-
-
-class MissingPrerequisite(RuntimeError):
-    """A tool a command needs is not installed; the message says how to install it."""
-
-
-def require(modules: dict[str, str], extra: str, command: str) -> None:
-    missing = [package for module, package in modules.items() if importlib.util.find_spec(module) is None]
-    if missing:
-        raise MissingPrerequisite(
-            f"{command} needs {', '.join(missing)}: run `make install` or pip install -e '.[{extra}]'")
 
 
 def _execute(args: argparse.Namespace) -> int:
@@ -344,10 +309,6 @@ def _grade_answer(args: argparse.Namespace, course, folder: Path) -> int:
 
 
 def _classroom(args: argparse.Namespace) -> int:
-    import book
-    import course
-    import feedback
-
     start = time.perf_counter()
     folder = Path(args.output)
     if args.mode == "book":

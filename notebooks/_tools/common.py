@@ -1,0 +1,56 @@
+"""What every notebook tool shares: the notebooks' scripts, a kernel's sockets, the missing-tool error.
+
+The bottom of the tools' imports: :mod:`pipeline` (the command line), :mod:`book`,
+:mod:`course`, :mod:`feedback` and :mod:`kit` import it, and it imports none of them,
+so the scripts run from the command line (``pipeline.py``, ``kit.py``) are imported
+by no other tool.
+"""
+
+from __future__ import annotations
+
+import atexit
+import importlib.util
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+__all__ = ["MissingPrerequisite", "ipc_prefix", "notebook_scripts", "require"]
+
+
+def notebook_scripts(folder: Path, names: list[str] | None = None) -> list[Path]:
+    """The numbered percent scripts of ``folder`` (optionally those whose stem starts with a name)."""
+    scripts = sorted(path for path in folder.glob("[0-9][0-9]_*.py"))
+    if names:
+        chosen = [path for path in scripts if any(path.stem.startswith(name) for name in names)]
+        unknown = [name for name in names if not any(path.stem.startswith(name) for path in scripts)]
+        if unknown:
+            raise ValueError(f"no notebook matches {unknown}; available: {[path.stem for path in scripts]}")
+        return chosen
+    return scripts
+
+
+def ipc_prefix() -> str:
+    """Where one kernel puts its sockets: an absolute path (the kernel runs in the
+    notebook's folder, nbgrader elsewhere) that is short (Unix sockets allow about 100
+    characters), in a private folder removed at exit.
+
+    Each call makes a new folder. jupyter_client numbers IPC sockets by the first file
+    names not yet taken, so two kernels started at the same moment in one folder pick
+    the same sockets and read each other's messages ("Invalid Signature").
+    """
+    folder = tempfile.mkdtemp(prefix="gbai-ipc-")
+    atexit.register(shutil.rmtree, folder, True)
+    return os.path.join(folder, "kernel")
+
+
+class MissingPrerequisite(RuntimeError):
+    """A tool a command needs is not installed; the message says how to install it."""
+
+
+def require(modules: dict[str, str], extra: str, command: str) -> None:
+    """Raise :class:`MissingPrerequisite` naming every package of ``modules`` (module -> package) not installed."""
+    missing = [package for module, package in modules.items() if importlib.util.find_spec(module) is None]
+    if missing:
+        raise MissingPrerequisite(
+            f"{command} needs {', '.join(missing)}: run `make install` or pip install -e '.[{extra}]'")
