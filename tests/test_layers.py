@@ -3,7 +3,9 @@
 The paper layer is plain NumPy (no numba, nothing above it); the compiled engine
 and the limits build on it; beyond-the-paper algorithms and the authors' as-run
 variants on those; the registry, the runs and the tables on everything; nothing in
-the library imports the tooling (``gbai.tools``).
+the library imports the tooling (``gbai.tools``). The notebook tools
+(``notebooks/_tools``) point down too: the command-line scripts on top, the shared
+``common`` at the bottom, no cycle between them.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import pytest
 import gbai
 
 PACKAGE = Path(gbai.__file__).parent
+TOOLS = PACKAGE.parent / "notebooks" / "_tools"
 LIMITS = "limits" if (PACKAGE / "limits").is_dir() else "lower_bounds"
 
 #: For each part of the package, the parts of ``gbai`` it may import: every import points down.
@@ -154,6 +157,73 @@ def test_no_module_of_the_library_imports_one_that_imports_it_back():
 def test_the_cycle_finder_finds_a_cycle():
     assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert _cycle({"a": {"b"}, "b": set(), "c": {"a", "b"}}) == []
+
+
+def _tool_name(path: Path, tools: Path) -> str:
+    return path.relative_to(tools).with_suffix("").as_posix()
+
+
+def _tool_graph(tools: Path) -> dict[str, set[str]]:
+    """Each notebook tool (named by its path under ``tools``: ``course``, ``reader_lab/reader_contents``) ->
+    the tools it imports anywhere in its body, function bodies included.
+
+    The tools are top-level modules, not a package: a script's own folder comes first on
+    ``sys.path`` (and the reader's Lab config puts its folder there), so an import names a
+    tool of the importing file's folder.
+    """
+    graph = {}
+    for path in sorted(tools.rglob("*.py")):
+        local = {other.stem: _tool_name(other, tools) for other in path.parent.glob("*.py")}
+        imported = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                imported |= {alias.name.split(".")[0] for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and not node.level:
+                imported.add((node.module or "").split(".")[0])
+        graph[_tool_name(path, tools)] = {local[name] for name in imported if name in local}
+    return graph
+
+
+def _command_line_tools(tools: Path) -> set[str]:
+    """The tools run as scripts (``if __name__ == "__main__":``): ``pipeline``, ``kit``."""
+    found = set()
+    for path in sorted(tools.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Compare) and isinstance(node.left, ast.Name) and node.left.id == "__name__"
+                    and any(isinstance(value, ast.Constant) and value.value == "__main__"
+                            for value in node.comparators)):
+                found.add(_tool_name(path, tools))
+    return found
+
+
+def test_no_notebook_tool_imports_one_that_imports_it_back():
+    graph = _tool_graph(TOOLS)
+    assert "course" in graph["pipeline"] and "submissions" in graph["course"], graph  # the parser sees imports
+    assert not _cycle(graph), " -> ".join(_cycle(graph))
+    assert graph["common"] == set(), f"common, the tools' shared base, imports {graph['common']}"
+
+
+def test_no_notebook_tool_imports_a_command_line_script():
+    # Run from the command line, a script is the module __main__; a tool importing it by its
+    # name loads a second copy, whose classes (the errors main() catches) are other classes.
+    scripts = _command_line_tools(TOOLS)
+    assert {"pipeline", "kit"} <= scripts, scripts
+    importers = {f"{tool} imports {sorted(imported & scripts)}" for tool, imported in _tool_graph(TOOLS).items()
+                 if imported & scripts}
+    assert not importers, importers
+
+
+def test_the_tool_graph_finds_a_cycle_through_a_function_body(tmp_path):
+    (tmp_path / "a.py").write_text("from b import f\n")
+    (tmp_path / "b.py").write_text("import json\n\n\ndef f():\n    import c.inner\n")
+    (tmp_path / "c.py").write_text("import a\n\nif __name__ == \"__main__\":\n    pass\n")
+    (tmp_path / "lab").mkdir()
+    (tmp_path / "lab" / "x.py").write_text("import a\nfrom y import z\n")  # a is not on lab's path
+    (tmp_path / "lab" / "y.py").write_text("")
+    graph = _tool_graph(tmp_path)
+    assert graph == {"a": {"b"}, "b": {"c"}, "c": {"a"}, "lab/x": {"lab/y"}, "lab/y": set()}
+    assert _cycle(graph) == ["a", "b", "c", "a"]
+    assert _command_line_tools(tmp_path) == {"c"}
 
 
 def test_the_paper_layer_is_plain_numpy():
