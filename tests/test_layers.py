@@ -19,7 +19,7 @@ import pytest
 import gbai
 
 PACKAGE = Path(gbai.__file__).parent
-TOOLS = PACKAGE.parent / "notebooks" / "_tools"
+TOOLS = Path(__file__).resolve().parents[1] / "notebooks" / "_tools"
 LIMITS = "limits" if (PACKAGE / "limits").is_dir() else "lower_bounds"
 
 #: For each part of the package, the parts of ``gbai`` it may import: every import points down.
