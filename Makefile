@@ -113,7 +113,8 @@ test-notebooks: $(STAMP)
 # The test suite grades notebook 1; this grades every notebook (the grading tests only, not the book's:
 # the tests below are those that build the book).
 BOOK_TESTS := every_notebook_has_a_page or landing_page or the_book_shows or solution_toggle or figures_are_numbered \
-	or links_to_notebooks or every_page_offers or titles_are_plain or every_table_fits or table_too_wide
+	or links_to_notebooks or every_page_offers or titles_are_plain or every_table_fits or table_too_wide \
+	or guide_pages_are_in_the_book
 test-grading: $(STAMP)
 	TQDM_DISABLE=1 GBAI_GRADING_NOTEBOOKS=all $(BIN)/python -m pytest -p no:cacheprovider tests/test_classroom.py \
 		-k "not ($(BOOK_TESTS))"

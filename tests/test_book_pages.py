@@ -7,7 +7,7 @@ import nbformat
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "notebooks" / "_tools"))
 
-from book_pages import PAPER_URL, plain_text, prepare_page  # noqa: E402
+from book_pages import PAPER_URL, book_links, plain_text, prepare_page  # noqa: E402
 
 STEMS = {number: f"{number:02d}_page" for number in range(1, 13)}
 PUBLIC = {"run": "gbai.run", "savefig": "gbai.plotting.savefig"}
@@ -171,3 +171,23 @@ def test_a_page_shows_the_summary_and_a_note_with_the_csv():
     shown = parse_table(page.cells[position].outputs[0]["data"]["text/html"])
     assert table_width(shown) <= COLUMN_PX
     assert notebook.cells[3].outputs[0]["data"]["text/html"] == _frame_html(20, 60), "the notebook was changed"
+
+
+def test_the_guides_links_are_rewritten_for_the_flat_book(tmp_path):
+    folder = tmp_path / "notebooks" / "_book"
+    page = """See [notebook 5](../05_page.ipynb#section-2), [its script](../05_page.py), [results](results.md#what),
+[the `report`](../../paper/report.pdf), [tests/test_x.py](../../tests/test_x.py), [a](#local), ![plot](../../f.png),
+[the web](https://example.org/a.md) and [not a notebook](../99_gone.ipynb).
+
+```sh
+[kept](../../Makefile)
+```
+"""
+    rewritten = book_links(page, folder, {"05_page"})
+    assert "[notebook 5](05_page.ipynb#section-2)" in rewritten and "[its script](05_page.ipynb)" in rewritten
+    assert "[results](results.md#what)" in rewritten and "[a](#local)" in rewritten
+    # The book holds no other file of the repository: the link becomes its text.
+    assert "the `report`, tests/test_x.py," in rewritten and "not a notebook." in rewritten
+    # Images, web addresses and code are left alone.
+    assert "![plot](../../f.png)" in rewritten and "[the web](https://example.org/a.md)" in rewritten
+    assert "[kept](../../Makefile)" in rewritten

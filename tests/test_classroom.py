@@ -267,11 +267,11 @@ def _course_counts() -> tuple[int, float, float, int]:
     return exercises, auto, written, answers
 
 
-def test_the_readme_states_the_number_of_exercises_and_points():
+def test_the_teaching_guide_states_the_number_of_exercises_and_points():
     exercises, auto, written, answers = _course_counts()
-    readme = (ROOT / "README.md").read_text()
+    guide = (NOTEBOOKS / "_book" / "teaching.md").read_text()
     stated = re.search(r"\*\*(\d+) exercises, (\d+) points\*\*:\s+(\d+) checked\s+automatically,\s+(\d+)\s+for\s+"
-                       r"(\d+)\s+written\s+answers", readme)
+                       r"(\d+)\s+written\s+answers", guide)
     assert stated, "the teacher's guide must state the exercises and points in its usual sentence"
     assert [int(value) for value in stated.groups()] == [exercises, auto + written, auto, written, answers]
 
@@ -468,7 +468,12 @@ def _split_page(html: str) -> tuple[str, str]:
 
 
 def test_the_book_shows_no_grading_marker_and_no_check_outside_a_solution(book):
+    # The teacher's guide and the page on Lab describe nbgrader and its markers to the
+    # teacher on purpose; every other page, the notebooks' above all, must show none.
+    guides = {"teaching.html", "lab-and-book.html"}
     for page in book.rglob("*.html"):
+        if page.name in guides and page.parent == book:
+            continue
         html = page.read_text()
         for marker in ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS", "nbgrader"):
             assert marker not in html, f"{page.name} shows {marker!r}"
@@ -517,6 +522,27 @@ def test_links_to_notebooks_the_paper_the_api_and_the_references(book):
     for name in ("gbai.run", "gbai.sweep_experiment", "gbai.plotting.savefig", "gbai.Instance"):
         assert f"api/{name}.html" in api, name
         assert (book / "api" / f"{name}.html").exists(), name
+
+
+def test_the_guide_pages_are_in_the_book_and_their_links_resolve(book):
+    index = (book / "index.html").read_text()
+    for guide in ("results", "teaching", "large-sweeps", "architecture", "lab-and-book"):
+        html = (book / f"{guide}.html").read_text()
+        assert f'href="{guide}.html"' in index, f"the landing page does not reach {guide}"
+        main = html.split('id="main-content"', 1)[-1]
+        for href in set(re.findall(r'href="([^"]+)"', main)):
+            if re.match(r"[a-z]+:", href) or href.startswith(("_static/", "_sources/")):
+                continue
+            path, _, anchor = href.partition("#")
+            target = book / path if path else book / f"{guide}.html"
+            assert target.is_file(), f"{guide}.html links {href}, which the book does not hold"
+            if anchor:
+                assert f'id="{anchor}"' in target.read_text(), f"{guide}.html links {href}: no such anchor"
+        # Links written for the code host reach the notebooks' pages, never a path outside the book.
+        assert "../" not in "".join(re.findall(r'href="([^"]+)"', main)), f"{guide}.html keeps a repository path"
+    results = (book / "results.html").read_text()
+    assert 'href="09_published_figures.html"' in results and 'href="recommended.html"' in results
+    assert 'href="teaching.html#' in (book / "lab-and-book.html").read_text()
 
 
 def test_every_page_offers_its_py_and_ipynb(book):

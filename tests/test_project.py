@@ -172,3 +172,86 @@ def test_make_help_lists_every_target():
     shown = subprocess.run(["make", "-s", "-C", str(ROOT), "help"], capture_output=True, text=True, check=True).stdout
     listed = set(re.findall(r"^make ([\w-]+)", shown, re.MULTILINE))
     assert set(phony) <= listed, f"make help does not list {sorted(set(phony) - listed)}"
+
+
+# --- the README and the book's own pages -----------------------------------------------
+
+BOOK_SOURCES = ROOT / "notebooks" / "_book"
+#: The guides moved out of the README into the book (and that the README links).
+GUIDES = ["results", "teaching", "large-sweeps", "architecture", "lab-and-book"]
+_FENCE = re.compile(r"^```.*?^```", re.DOTALL | re.MULTILINE)
+_LINK = re.compile(r"(?<!!)\[((?:[^\[\]\n]|\[[^\]\n]*\])*)\]\(([^()\s]+)\)")
+
+
+def _markdown_pages() -> list[Path]:
+    return [ROOT / "README.md", *sorted(BOOK_SOURCES.glob("*.md"))]
+
+
+def _links(page: Path) -> list[str]:
+    return [match.group(2) for match in _LINK.finditer(_FENCE.sub("", page.read_text(encoding="utf-8")))]
+
+
+def _anchors(page: Path) -> set[str]:
+    """The anchors the code host gives the headings of a Markdown page (MyST gives the same)."""
+    anchors = set()
+    for heading in re.findall(r"^#{1,6} (.+)$", _FENCE.sub("", page.read_text(encoding="utf-8")), re.MULTILINE):
+        text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", heading).strip().lower()
+        anchors.add(re.sub(r"[^\w\- ]", "", text).replace(" ", "-"))
+    return anchors
+
+
+def test_the_anchors_are_those_of_the_code_host():
+    page = ROOT / "README.md"
+    assert {"where-each-part-of-the-paper-lives", "citing"} <= _anchors(page)
+    assert "the-published-figures-explained-notebook-9" in _anchors(BOOK_SOURCES / "results.md")
+    assert "3-what-students-install" in _anchors(BOOK_SOURCES / "teaching.md")
+
+
+def test_the_readme_is_a_short_front_door_that_opens_with_the_two_commands():
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    lines = text.splitlines()
+    assert len(lines) <= 200, f"the README has {len(lines)} lines: move the detail to a page of notebooks/_book"
+    assert lines[0].startswith("# gbai") and lines[1] == ""
+    first_block = re.search(r"^```sh\n(.*?)^```", text, re.DOTALL | re.MULTILINE)
+    assert first_block and text.index(first_block.group(0)) == len(lines[0]) + 2, "the commands must come first"
+    commands = [line.split("#")[0].strip() for line in first_block.group(1).splitlines()]
+    assert commands == ["make figures", "make test"]
+    # The reader finds the other entry points from the front door.
+    for needed in ("make lab", "make book", "make lock", "## Where each part of the paper lives", "## Citing"):
+        assert needed in text, f"the README no longer mentions {needed!r}"
+    linked = {Path(target.partition("#")[0]).stem for target in _links(ROOT / "README.md")
+              if target.startswith("notebooks/_book/")}
+    assert set(GUIDES) <= linked, f"the README does not link {sorted(set(GUIDES) - linked)}"
+
+
+def test_every_page_of_notebooks_book_is_in_the_toctree():
+    index = (BOOK_SOURCES / "index.md").read_text(encoding="utf-8")
+    entries = set()
+    for block in re.findall(r"^```\{toctree\}\n(.*?)^```", index, re.DOTALL | re.MULTILINE):
+        for line in block.splitlines():
+            if line.strip() and not line.startswith(":"):
+                entries.add(re.search(r"<([^>]+)>$", line.strip()).group(1) if line.strip().endswith(">")
+                            else line.strip())
+    assert set(GUIDES) <= entries, f"not in the book's toctree: {sorted(set(GUIDES) - entries)}"
+    pages = {page.stem for page in BOOK_SOURCES.glob("*.md")} - {"index"}
+    assert pages <= entries, f"pages of notebooks/_book the book leaves out: {sorted(pages - entries)}"
+
+
+@pytest.mark.parametrize("page", _markdown_pages(), ids=lambda path: path.name)
+def test_every_relative_link_resolves_on_the_code_host(page):
+    import sys
+
+    sys.path.insert(0, str(ROOT / "notebooks" / "_tools"))
+    from book import GENERATED_PAGES
+
+    for target in _links(page):
+        if re.match(r"[a-z][a-z0-9+.-]*:", target, re.IGNORECASE):
+            continue  # a web address
+        path, _, anchor = target.partition("#")
+        file = (page.parent / path).resolve() if path else page
+        if page.parent == BOOK_SOURCES and file.parent == BOOK_SOURCES and file.name in GENERATED_PAGES:
+            continue  # written by make book beside the pages (the API reference)
+        assert file.exists(), f"{page.name}: the link {target} leads nowhere"
+        assert file.is_relative_to(ROOT), f"{page.name}: the link {target} leaves the repository"
+        if anchor and file.suffix == ".md":
+            assert anchor in _anchors(file), f"{page.name}: {file.name} has no heading for #{anchor}"

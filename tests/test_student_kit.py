@@ -226,9 +226,9 @@ def test_the_guide_says_how_to_install_open_keep_the_name_and_hand_in(kit):
         assert f"`{script.stem}.ipynb`" in guide
 
 
-def test_the_readme_sends_students_to_the_kit():
-    readme = (ROOT / "README.md").read_text()
-    section = readme.split("### 3. What students install", 1)[1].split("\n### ", 1)[0]
+def test_the_teaching_guide_sends_students_to_the_kit():
+    guide = (ROOT / "notebooks" / "_book" / "teaching.md").read_text()
+    section = guide.split("## 3. What students install", 1)[1].split("\n## ", 1)[0]
     assert "make student-kit" in section and "build/student-kit.zip" in section
     assert "pip install '.[notebooks]'" not in section
 

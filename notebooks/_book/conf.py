@@ -1,6 +1,7 @@
 """Sphinx configuration of the gbai book (``make book``; see ``notebooks/_tools/book.py``).
 
-The build folder holds this file, ``index.md``, every executed notebook as rewritten
+The build folder holds this file, ``index.md`` and the guides (their links rewritten
+for one folder by ``book_pages.book_links``), every executed notebook as rewritten
 for its page (``notebooks/_tools/book_pages.py``), the generated API page, the
 bibliography ``references.bib`` and MathJax 3 (copied from the
 ``django-static-mathjax`` package), so the book is built without a network and reads
@@ -15,6 +16,8 @@ html_title = "gbai"
 extensions = ["myst_nb", "sphinx_togglebutton", "sphinx.ext.autodoc", "sphinx.ext.autosummary",
               "sphinxcontrib.bibtex"]
 myst_enable_extensions = ["dollarmath", "amsmath"]
+# Headings get the anchors the code host gives them, so "teaching.md#5-grade" works in both.
+myst_heading_anchors = 3
 nb_execution_mode = "off"  # the pages show the outputs stored by `make figures`
 exclude_patterns = ["_build", "jupyter_execute", ".doctrees", "**.ipynb_checkpoints", "_downloads_src"]
 

@@ -16,7 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from book_pages import prepare_page
+from book_pages import book_links, prepare_page
 from common import MissingPrerequisite, notebook_scripts, require
 
 __all__ = ["build_book"]
@@ -35,6 +35,9 @@ def _mathjax_folder() -> Path:
                                   "run `make install` or pip install -e '.[book]'")
     return folder
 
+
+#: The pages the build writes beside those of ``notebooks/_book`` (which may link them).
+GENERATED_PAGES = ("api.md",)
 
 #: Where the page sources (.py and the stored .ipynb) are kept for the download links.
 DOWNLOADS = "_downloads_src"
@@ -78,7 +81,8 @@ def build_book(notebooks: Path, output: Path, work: Path | None = None) -> Path:
     """Render the executed ``notebooks/NN_*.ipynb`` into a static site in ``output``.
 
     Nothing is executed: the pages show the outputs stored by ``make figures``. The
-    Sphinx sources (``conf.py``, the landing page) live in ``notebooks/_book``; they
+    Sphinx sources (``conf.py``, the landing page, the guides) live in
+    ``notebooks/_book``; they (their links rewritten by :func:`book_pages.book_links`)
     and the notebooks are copied into ``work`` (default ``output`` + ``-src``) with
     MathJax, and ``sphinx-build -W`` turns every warning into a failure. Returns
     the landing page.
@@ -98,12 +102,16 @@ def build_book(notebooks: Path, output: Path, work: Path | None = None) -> Path:
     if work.exists():
         shutil.rmtree(work)
     shutil.copytree(sources, work, ignore=shutil.ignore_patterns("__pycache__"))
+    # The pages link as the code host resolves them; the book is one flat folder.
+    for markdown in sorted(work.glob("*.md")):
+        text = markdown.read_text(encoding="utf-8")
+        markdown.write_text(book_links(text, sources, {page.stem for page in pages}), encoding="utf-8")
     bibliography = notebooks.resolve().parent / "paper" / "references.bib"
     if not bibliography.exists():
         raise FileNotFoundError(f"no bibliography: {bibliography} is missing")
     shutil.copy2(bibliography, work / "references.bib")
     public = public_api()
-    (work / "api.md").write_text(api_page(public), encoding="utf-8")
+    (work / GENERATED_PAGES[0]).write_text(api_page(public), encoding="utf-8")
     import nbformat
 
     stems = {int(page.stem[:2]): page.stem for page in pages}

@@ -18,16 +18,20 @@ as written. On the page:
 * a line under the title offers the page's sources, ``.py`` and ``.ipynb``;
 * a table wider than the text column is shown transposed or with its leading
   columns (:mod:`book_tables`), with a note that offers the whole table as a CSV.
+
+:func:`book_links` rewrites the links of the book's own Markdown pages, written for
+the code host, for the book's flat folder.
 """
 
 from __future__ import annotations
 
 import copy
 import re
+from pathlib import Path
 
 from book_tables import fit_table, matching_dataset, printed_size
 
-__all__ = ["PAPER_URL", "prepare_page", "plain_text"]
+__all__ = ["PAPER_URL", "book_links", "prepare_page", "plain_text"]
 
 PAPER_URL = "https://arxiv.org/abs/2412.08031"
 
@@ -112,6 +116,41 @@ def _link_prose(text: str, stem: str, stems: dict[int, str]) -> str:
         return part
 
     return _outside_protected(text, rewrite)
+
+
+# A Markdown link (not an image) whose text may hold inline code or one level of brackets.
+_LINK = re.compile(r"(?<!!)\[((?:[^\[\]\n]|\[[^\]\n]*\])*)\]\(([^()\s]+)\)")
+_FENCE = re.compile(r"(^```.*?^```)", re.DOTALL | re.MULTILINE)
+
+
+def book_links(markdown: str, folder: Path, stems: set[str]) -> str:
+    """A page of ``notebooks/_book`` with its links rewritten for the book's one flat folder.
+
+    The pages are written for the code host, which resolves a link from the page's
+    folder ``folder`` in the repository: ``../05_experiment_1.ipynb`` (a notebook, or
+    its ``.py``), ``results.md`` (another page), ``../../paper/report.pdf`` (any
+    other file). In the book a notebook is the page ``05_experiment_1`` beside this
+    one, so its link becomes ``05_experiment_1.ipynb`` (anchor kept), which Sphinx
+    turns into that page; a page of the same folder keeps its link; a link to any
+    other file of the repository, which the book does not hold, becomes its text.
+    Web addresses, same-page anchors and fenced code are left alone.
+    """
+    folder = Path(folder).resolve()
+
+    def rewrite(match: re.Match) -> str:
+        text, target = match.group(1), match.group(2)
+        if re.match(r"[a-z][a-z0-9+.-]*:", target, re.IGNORECASE) or target.startswith("#"):
+            return match.group(0)
+        path, _, anchor = target.partition("#")
+        resolved = (folder / path).resolve()
+        if resolved.parent == folder:
+            return match.group(0)
+        if resolved.parent == folder.parent and resolved.stem in stems and resolved.suffix in (".ipynb", ".py"):
+            return f"[{text}]({resolved.stem}.ipynb{'#' + anchor if anchor else ''})"
+        return text
+
+    parts = _FENCE.split(markdown)
+    return "".join(part if index % 2 else _LINK.sub(rewrite, part) for index, part in enumerate(parts))
 
 
 def _nbgrader(cell) -> dict:

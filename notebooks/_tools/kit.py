@@ -7,8 +7,8 @@ one folder, ``gbai-student-kit/``:
   ``release/`` as ``make assignments`` writes it (so the kit matches the gradebook
   that grades it);
 * ``gbai-<version>-py3-none-any.whl``: the package ``gbai`` alone, built from this
-  repository, with the guide as its description (the repository's README is the
-  teachers' guide);
+  repository, with the guide as its description (the repository's README is written
+  for teachers and developers, and leads to the teachers' guide);
 * ``README.md``: a short guide (install, open, keep the file name, hand in).
 
 The repository itself cannot be handed out: its percent scripts, executed notebooks
@@ -115,8 +115,9 @@ def build_wheel(output: Path, description: str) -> Path:
 
     Built from a copy so nothing of the repository (notebooks, tests, caches) can end
     up in it and the build leaves no files in the repository. ``description`` replaces
-    the repository's README as the package's description: that one is the teachers'
-    guide, which shows nbgrader's markers and describes how grading works.
+    the repository's README as the package's description: that one is written for
+    teachers and developers and leads to the teachers' guide, which shows nbgrader's
+    markers and describes how grading works.
     """
     with tempfile.TemporaryDirectory(prefix="gbai-wheel-") as scratch:
         source = Path(scratch) / "gbai"
