@@ -42,7 +42,7 @@
 # $b$ feasible *and* better than $a$ on average, a small convex problem solved
 # with one Lagrange multiplier. For an infeasible instance, the only way is (C) to
 # make some arm feasible. The inner minimum is the *best response*; evaluated at
-# sample counts and empirical means it is the GLR statistic used in notebook 9.
+# sample counts and empirical means it is the GLR statistic used in notebook 11 (LMA-GLR).
 
 # %% tags=["parameters"]
 n_runs = 300  # not used here: this notebook only computes bounds
@@ -58,6 +58,7 @@ import pandas as pd
 
 import gbai
 from gbai.plotting import plot_allocation, readable_number, savefig
+from gbai.studies import record, record_range
 
 pd.set_option("display.float_format", readable_number)  # tables show 2,859,987 and 1e-10
 
@@ -136,6 +137,8 @@ bounds.drop(columns="same, feasible runner-up").round(
 # %%
 print(f"T*_Bernoulli / T*_Kinf over the instances: {bounds['Bernoulli / Kinf'].min():.2f} "
       f"to {bounds['Bernoulli / Kinf'].max():.2f}")
+record_range("limit.bernoulli-over-kinf", bounds["Bernoulli / Kinf"], fmt=".1f", figure="lower_bounds_comparison",
+             description="T* of Bernoulli rewards over T* with K_inf of the Beta rewards, paper instances")
 
 # %%
 fig, ax = plt.subplots(figsize=(7, 4.2))
@@ -175,6 +178,12 @@ plt.show()
 
 # %%
 print(f"largest C H_id / T* with the feasible runner-up: {bounds['same, feasible runner-up'].max():.3f}")
+record("theorem1.instances-above-limit", int((bounds["C H_id / T*"] > 1).sum()), fmt="d",
+       figure="lower_bounds_comparison", description="paper instances where Theorem 1's C·H_id exceeds T*")
+record_range("theorem1.excess-over-limit", bounds.loc[bounds["C H_id / T*"] > 1, "C H_id / T*"], fmt=".2r",
+             description="C·H_id / T* where it exceeds 1")
+record("theorem1.feasible-runner-up.max", bounds["same, feasible runner-up"].max(), fmt=".2f",
+       description="largest C·H_id / T* with the feasible runner-up's H_id")
 bounds[bounds["C H_id / T*"] > 1][["instance", "H_id", "C", "T*", "C H_id / T*", "same, feasible runner-up"]].round(3)
 
 # %% [markdown]
@@ -219,7 +228,7 @@ plt.show()
 #   across their attributes.
 # * In every case an infeasible arm needs only its weakest attribute. This is the
 #   main waste of CSS-LUCB and of the baselines, which always sample every
-#   attribute of the arms they pull (notebook 9).
+#   attribute of the arms they pull (notebook 10 samples only the attributes in doubt).
 #
 # ## Exercises
 #

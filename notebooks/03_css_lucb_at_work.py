@@ -263,7 +263,7 @@ print(f"focused / css-lucb per run: mean {ratio.mean():.3f}, min {ratio.min():.3
 print(f"correct answers: {paired['css-lucb correct'].mean():.3f} and {paired['focused correct'].mean():.3f}")
 
 # %% [markdown]
-# Notebook 9 pushes this idea, and the confidence bounds themselves, much further.
+# Notebook 10 (CSS-LUCB+) pushes this idea, and the confidence bounds themselves, much further.
 #
 # ## Exercises
 #

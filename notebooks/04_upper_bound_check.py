@@ -45,6 +45,7 @@ import pandas as pd
 
 import gbai
 from gbai.plotting import legend_below, readable_number, savefig
+from gbai.studies import record, record_range
 
 pd.set_option("display.float_format", readable_number)  # tables show 2,859,987 and 1e-10
 
@@ -160,6 +161,13 @@ print(f"samples / T*·kl: {to_limit.min():.0f} to {to_limit.max():.0f} times the
       f"{to_bernoulli.min():.0f} to {to_bernoulli.max():.0f} times the Bernoulli value "
       f"(which is {(summary['T_star_kl_bernoulli'] / summary['T_star_kl']).min():.1f} to "
       f"{(summary['T_star_kl_bernoulli'] / summary['T_star_kl']).max():.1f} times larger)")
+record("theorem2.samples-over-h.max", ratio_to_h.max(), fmt=".0f", figure="upper_bound_check",
+       description="CSS-LUCB's mean samples over H_id ln(H_id/δ), largest over the paper instances")
+record("theorem2.proof-constant", 2 * 5 * PROOF_CONSTANT, fmt="d", description="the proof's constant 2M·159 for M = 5")
+record_range("css-lucb.over-limit", to_limit, fmt=".2r", figure="upper_bound_check",
+             description="CSS-LUCB's mean samples over T*·kl(δ, 1−δ) with K_inf, paper instances, δ = 0.1")
+record_range("css-lucb.over-bernoulli-limit", to_bernoulli, fmt=".2r", figure="upper_bound_check",
+             description="CSS-LUCB's mean samples over the Bernoulli T*·kl(δ, 1−δ), paper instances, δ = 0.1")
 
 # %% [markdown]
 # ## Exercises

@@ -54,7 +54,7 @@ import pandas as pd
 
 import gbai
 from gbai.plotting import ALGORITHM_STYLES, EXPERIMENT_TITLES, readable_number, savefig
-from gbai.studies import every_experiment
+from gbai.studies import every_experiment, record, record_range
 
 pd.set_option("display.float_format", readable_number)  # tables show 2,859,987 and 1e-10
 
@@ -255,6 +255,10 @@ print(f"LMA-GLR needs {table['LMA-GLR / limit'].min():.0f} to {table['LMA-GLR / 
       f"of the Beta rewards")
 for name, values in gain.groupby(level="experiment", sort=False):
     print(f"   {TITLES[name]:<21} {values.min():.1f} to {values.max():.1f} times fewer than CSS-LUCB")
+record_range("lma-glr.gain", gain, fmt=".2r", figure="beyond_lma_glr",
+             description="CSS-LUCB's mean samples over LMA-GLR's, paper instances, δ = 0.1, same seeds")
+record_range("lma-glr.over-limit", table["LMA-GLR / limit"], fmt=".2r", figure="beyond_lma_glr",
+             description="LMA-GLR's mean samples over T*·kl(δ, 1−δ) with K_inf, paper instances, δ = 0.1")
 
 # %% [markdown]
 # ## 4. Empirical error rates
@@ -412,6 +416,18 @@ to_bernoulli = asymptotics.pivot_table(index=["reward", "instance", "algorithm"]
                                        values="ratio_to_bernoulli")
 print(f"CSS-LUCB+ on Beta rewards at delta = {smallest:g}: {span('beta', 'css-lucb-plus', smallest, to_bernoulli)} "
       f"times the Bernoulli limit, {span('beta', 'css-lucb-plus', smallest)} times the K_inf limit")
+record_range(f"asymptotics.beta.css-lucb-plus.bernoulli-at-{smallest:g}",
+             to_bernoulli.loc[("beta", slice(None), "css-lucb-plus"), smallest], fmt=".2r", figure="beyond_asymptotics",
+             description=f"CSS-LUCB+'s mean samples over the Bernoulli limit, Beta rewards, δ = {smallest:g}")
+record("lma-glr.falling", int(falling.sum()), fmt="d", figure="beyond_asymptotics",
+       description="(reward, instance) pairs where LMA-GLR's ratio to the limit falls at every step of δ")
+record("lma-glr.falling-of", int(falling.size), fmt="d", description="(reward, instance) pairs of section 5")
+for reward in ("bernoulli", "beta"):
+    for algorithm in ALGORITHMS:
+        for level in (largest, smallest):
+            record_range(f"asymptotics.{reward}.{algorithm}.at-{level:g}", ratio.loc[(reward, slice(None), algorithm), level],
+                         fmt=".2r", figure="beyond_asymptotics",
+                         description=f"{algorithm}'s mean samples over the matching limit, {reward} rewards, δ = {level:g}")
 
 # %% [markdown]
 # ## Exercises

@@ -10,7 +10,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from gbai.studies.results import COLUMNS, MIMETYPE, collect, latex_macros, quote, quoted_keys, record, stale_quotes
+from gbai.studies.results import (COLUMNS, MIMETYPE, collect, latex_macros, quote, quoted_keys, record, record_range,
+                                  stale_quotes)
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "notebooks" / "_tools"))
@@ -72,3 +73,54 @@ def test_latex_macros_escape_what_latex_would_read_as_commands():
     assert r"\@namedef{gbai@result@share}{12\%}" in macros
     assert r"\@namedef{gbai@result@n}{1,234}" in macros
     assert r"\newcommand{\result}" in macros and "PackageError" in macros
+
+
+def test_significant_digits_and_ranges():
+    assert [record(f"r{k}", value, fmt=".2r", description="d").shown
+            for k, value in enumerate((1583.0, 240.4, 0.5671, 1.0, 0.01234))] == ["1600", "240", "0.57", "1.0", "0.012"]
+    low, high = record_range("ratio", [3.0, 1.25, 2.0], fmt=".2f", description="a ratio")
+    assert (low.key, low.shown, high.key, high.shown) == ("ratio.min", "1.25", "ratio.max", "3.00")
+    with pytest.raises(ValueError, match="no values"):
+        record_range("ratio", [], description="a ratio")
+
+
+def test_a_record_shown_twice_by_one_cell_counts_once(tmp_path):
+    # record() displays its result, and a record that ends a cell is displayed again as the cell's value.
+    entry = {"key": "k", "value": 1.0, "shown": "1", "unit": "", "figure": "", "description": "d"}
+    table = collect([_notebook(tmp_path / "01_a.ipynb", [entry, entry])])
+    assert list(table["key"]) == ["k"]
+    with pytest.raises(ValueError, match="recorded in 01_a and in 02_b"):
+        collect([tmp_path / "01_a.ipynb", _notebook(tmp_path / "02_b.ipynb", [entry])])
+
+
+# The committed files: what make figures wrote from the stored notebooks.
+
+def test_the_results_table_is_what_the_stored_notebooks_record():
+    table = collect(NOTEBOOKS)
+    assert len(table) >= 20, "too few headline results recorded"
+    assert TABLE.read_text() == table.to_csv(index=False, lineterminator="\n"), (
+        "figures/results.csv differs from the notebooks' records: run make figures")
+    figures = {path.stem for path in (ROOT / "figures").glob("*.png")}
+    assert set(table["figure"]) - {""} <= figures, set(table["figure"]) - {""} - figures
+
+
+def test_the_report_reads_its_numbers_from_the_table():
+    table = collect(NOTEBOOKS)
+    assert (ROOT / "paper" / "results.tex").read_text() == latex_macros(table), "run make figures"
+    keys = set(table["key"])
+    used = set()
+    for tex in (ROOT / "paper").glob("*.tex"):
+        used |= set(re.findall(r"\\result\{([^}]*)\}", tex.read_text()))
+    assert used, "the report quotes no result"
+    assert used <= keys, f"the report quotes unknown results: {sorted(used - keys)}"
+
+
+def test_every_quoted_number_matches_the_table():
+    table = collect(NOTEBOOKS)
+    quoted = 0
+    for page in results_pages(ROOT):
+        text = page.read_text()
+        assert not stale_quotes(text, table), f"{page.relative_to(ROOT)}: {stale_quotes(text, table)}; " \
+                                              "run make figures"
+        quoted += len(quoted_keys(text))
+    assert quoted >= 10, "the README and the book's pages quote too few results"

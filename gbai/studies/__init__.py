@@ -19,6 +19,6 @@ imports them.
 from . import near_limit, published, references, results
 from .beyond import EveryExperiment, every_experiment
 from .figures import Replication, replicate_experiment
-from .results import record
+from .results import record, record_range
 
-__all__ = ["EveryExperiment", "Replication", "every_experiment", "near_limit", "published", "record", "references", "replicate_experiment", "results"]
+__all__ = ["EveryExperiment", "Replication", "every_experiment", "near_limit", "published", "record", "record_range", "references", "replicate_experiment", "results"]

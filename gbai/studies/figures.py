@@ -14,6 +14,7 @@ import pandas as pd
 from ..algorithms import PAPER_ALGORITHMS
 from ..experiments import paired_comparison, sweep_experiment
 from ..plotting import legend_below, plot_paired_difference, plot_sample_complexity, savefig
+from .results import record, record_range
 
 __all__ = ["Replication", "replicate_experiment"]
 
@@ -31,6 +32,8 @@ class Replication:
     summary: pd.DataFrame
     comparison: pd.DataFrame
     holds: pd.Series
+    name: str = ""
+    figure: str = ""
 
     def report(self) -> str:
         """The claim's test and the ranges behind it, in sentences."""
@@ -47,6 +50,19 @@ class Replication:
         lines.append(f"Largest error rate among the runs that stopped: {self.summary['error_rate'].max():.4f}; runs "
                      f"that hit the sample budget: {unstopped:,} of {len(self.runs):,}.")
         return "\n".join(lines)
+
+    def record(self) -> None:
+        """Record the claim's verdict and the ranges of :meth:`report` as headline results, keyed by the experiment."""
+        name, figure = self.name, self.figure
+        record(f"{name}.claim-holds", int(self.holds.sum()), fmt="d", figure=figure,
+               description=f"{name}: values of x where CSS-LUCB needs fewer samples than both baselines")
+        record(f"{name}.points", len(self.holds), fmt="d", figure=figure, description=f"{name}: values of x")
+        for other, part in self.comparison.groupby("other", sort=False):
+            record_range(f"{name}.css-lucb-over-{other}", part["ratio"], fmt=".3f", figure=figure,
+                         description=f"{name}: CSS-LUCB's mean samples over {other}'s, same seeds")
+        for algorithm, part in self.summary.groupby("algorithm", sort=False):
+            record_range(f"{name}.{algorithm}-over-limit", part["ratio_to_T_star_kl"], fmt=".0f", figure=figure,
+                         description=f"{name}: {algorithm}'s mean samples over T*·kl(δ, 1−δ) of the Beta rewards")
 
 
 def replicate_experiment(name: str, figure: str, *, n_runs: int, delta: float, seed: int, workers: int | None,
@@ -79,4 +95,4 @@ def replicate_experiment(name: str, figure: str, *, n_runs: int, delta: float, s
     columns = ["x", *dict.fromkeys(x), "algorithm", "mean_samples", "ci95_low", "ci95_high", "T_star_kl",
                "ratio_to_T_star_kl", "error_rate", "unstopped"]
     savefig(fig, figure, data=summary[columns])
-    return Replication(runs, summary[columns + ["runs", "unstopped_runs"]], comparison, holds), fig
+    return Replication(runs, summary[columns + ["runs", "unstopped_runs"]], comparison, holds, name, figure), fig

@@ -24,7 +24,7 @@ from typing import Iterable
 import pandas as pd
 
 __all__ = ["COLUMNS", "MIMETYPE", "Result", "collect", "latex_macros", "quote", "quoted_keys", "record",
-           "stale_quotes"]
+           "record_range", "stale_quotes"]
 
 #: The output type a record is stored under in an executed notebook.
 MIMETYPE = "application/vnd.gbai.result+json"
@@ -57,6 +57,7 @@ def record(key: str, value: float, *, fmt: str = ".3g", unit: str = "", figure: 
 
     ``key`` names it everywhere (lower case letters, digits, ``.``, ``_`` and ``-``);
     ``fmt`` is the format spec of the quoted form (``".2f"``, ``",.0f"``, ``".0%"``);
+    ``".2r"`` rounds to two significant digits without an exponent (``1600``, ``0.57``);
     ``figure`` is the figure file (without extension) that shows it, if any.
     """
     if not isinstance(key, str) or not _KEY.match(key):
@@ -66,7 +67,7 @@ def record(key: str, value: float, *, fmt: str = ".3g", unit: str = "", figure: 
     if not description or not description.strip():
         raise ValueError(f"result {key}: describe it in a few words")
     try:
-        shown = format(value, fmt)
+        shown = _significant(float(value), int(fmt[1:-1])) if re.fullmatch(r"\.[1-9]r", fmt) else format(value, fmt)
     except (ValueError, TypeError):
         raise ValueError(f"result {key}: {fmt!r} is not a format spec for {value!r}") from None
     result = Result(key, float(value), shown, unit, figure, description.strip())
@@ -80,12 +81,33 @@ def record(key: str, value: float, *, fmt: str = ".3g", unit: str = "", figure: 
     return result
 
 
+def _significant(value: float, digits: int) -> str:
+    """``value`` rounded to ``digits`` significant digits, written without an exponent."""
+    if value == 0:
+        return "0"
+    decimals = digits - 1 - math.floor(math.log10(abs(value)))
+    return f"{round(value, decimals):.{max(decimals, 0)}f}"
+
+
+def record_range(key: str, values, *, fmt: str = ".3g", unit: str = "", figure: str = "",
+                 description: str) -> tuple[Result, Result]:
+    """Record the smallest and largest of ``values`` as ``key.min`` and ``key.max`` (see :func:`record`)."""
+    values = [float(value) for value in values]
+    if not values:
+        raise ValueError(f"result {key}: no values to take the range of")
+    return (record(f"{key}.min", min(values), fmt=fmt, unit=unit, figure=figure, description=f"{description} (smallest)"),
+            record(f"{key}.max", max(values), fmt=fmt, unit=unit, figure=figure, description=f"{description} (largest)"))
+
+
 def _records(notebook: Path) -> Iterable[dict]:
     cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
     for cell in cells:
+        # A record that ends its cell is shown twice (by record() and as the cell's value): count it once.
+        shown = []
         for output in cell.get("outputs", []):
             data = output.get("data", {})
-            if MIMETYPE in data:
+            if MIMETYPE in data and data[MIMETYPE] not in shown:
+                shown.append(data[MIMETYPE])
                 yield data[MIMETYPE]
 
 
