@@ -72,3 +72,25 @@ def test_every_kernel_gets_its_own_socket_folder():
     assert first != second
     assert os.path.isdir(os.path.dirname(first)) and os.path.isdir(os.path.dirname(second))
     assert len(first) < 90  # Unix socket paths are limited to about 100 bytes; "-N" is appended
+
+
+def test_a_kernel_being_shut_down_is_not_interrupted(monkeypatch):
+    # jupyter_client sends SIGINT before its shutdown request; an idle kernel then logs
+    # "KeyboardInterrupt caught in kernel" on the console of make test and make figures.
+    import asyncio
+
+    from jupyter_client import AsyncKernelManager
+
+    interrupts = []
+
+    async def interrupt(self):
+        interrupts.append(self.shutting_down)
+
+    monkeypatch.setattr(AsyncKernelManager, "_async_interrupt_kernel", interrupt)
+    manager = pipeline.quiet_kernel_manager()()
+    manager.shutting_down = True
+    asyncio.run(manager._async_interrupt_kernel())
+    assert interrupts == [], "the kernel was interrupted while it was being shut down"
+    manager.shutting_down = False
+    asyncio.run(manager._async_interrupt_kernel())
+    assert interrupts == [False], "an interrupt asked for outside a shutdown must still reach the kernel"

@@ -124,3 +124,9 @@ def test_every_quoted_number_matches_the_table():
                                               "run make figures"
         quoted += len(quoted_keys(text))
     assert quoted >= 10, "the README and the book's pages quote too few results"
+
+
+def test_a_stored_record_keeps_its_value_as_text():
+    # JupyterLab saves JSON numbers in its own spelling (5.0 as 5): text survives a save unchanged.
+    bundle = record("count", 5, fmt="d", description="a count")._repr_mimebundle_()[MIMETYPE]
+    assert bundle["value"] == "5.0"

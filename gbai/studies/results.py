@@ -48,7 +48,9 @@ class Result:
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
         text = f"result {self.key} = {self.shown}" + (f" ({self.unit})" if self.unit else "")
-        return {MIMETYPE: asdict(self), "text/plain": text}
+        # The value is stored as text: JupyterLab rewrites the JSON numbers it saves (5.0 as 5,
+        # 1e-05 as 0.00001), so a number would change the notebook at its first save in Lab.
+        return {MIMETYPE: {**asdict(self), "value": repr(self.value)}, "text/plain": text}
 
 
 def record(key: str, value: float, *, fmt: str = ".3g", unit: str = "", figure: str = "",
@@ -123,7 +125,7 @@ def collect(notebooks: Iterable[Path]) -> pd.DataFrame:
             if key in seen:
                 raise ValueError(f"result {key} is recorded in {seen[key]} and in {Path(notebook).stem}")
             seen[key] = Path(notebook).stem
-            rows.append({**entry, "notebook": Path(notebook).stem})
+            rows.append({**entry, "value": float(entry["value"]), "notebook": Path(notebook).stem})
     return pd.DataFrame(rows, columns=COLUMNS)
 
 

@@ -30,6 +30,7 @@ import re
 from pathlib import Path
 
 from book_tables import fit_table, matching_dataset, printed_size
+from gbai.studies.results import MIMETYPE as RESULT_MIMETYPE
 
 __all__ = ["PAPER_URL", "book_links", "prepare_page", "plain_text"]
 
@@ -312,6 +313,10 @@ def prepare_page(notebook, stem: str, stems: dict[int, str], public: dict[str, s
         if cell.cell_type == "markdown":
             cell.source = _link_prose(cell.source, stem, stems)
     cells = _api_links(cells, public)
+    for cell in cells:
+        # A headline result shows its text line on the page; its data (for figures/results.csv) is no HTML.
+        for output in cell.get("outputs", []):
+            output.get("data", {}).pop(RESULT_MIMETYPE, None)
     sources = nbformat.v4.new_markdown_cell(
         f"Download this notebook: {{download}}`{stem}.py <{downloads}/{stem}.py>` (the source, a Jupytext "
         f"percent script) or {{download}}`{stem}.ipynb <{downloads}/{stem}.ipynb>` (with the outputs shown "

@@ -66,6 +66,26 @@ def merge_streams(notebook) -> None:
         cell.outputs = merged
 
 
+def quiet_kernel_manager() -> type:
+    """Papermill's kernel manager, without the interrupt it sends a kernel it shuts down.
+
+    jupyter_client interrupts every kernel before asking it to stop, in case a cell is
+    still running. An idle kernel that receives that SIGINT while it handles a message
+    logs "KeyboardInterrupt caught in kernel" (now and then, depending on timing), a
+    spurious error on the console of every run. A notebook run here has finished its
+    cells when its kernel stops, and a kernel that does not stop when asked is still
+    killed once the manager's shutdown wait has passed.
+    """
+    from jupyter_client import AsyncKernelManager
+
+    class QuietShutdownKernelManager(AsyncKernelManager):
+        async def _async_interrupt_kernel(self) -> None:
+            if not self.shutting_down:
+                await super()._async_interrupt_kernel()
+
+    return QuietShutdownKernelManager
+
+
 def execute_notebook(script: Path, target: Path, parameters: dict | None = None, paired: bool = True) -> float:
     """Run ``script`` and write the executed notebook to ``target``; returns the seconds taken.
 
@@ -106,6 +126,7 @@ def execute_notebook(script: Path, target: Path, parameters: dict | None = None,
             # nbclient gives this folder to the kernel alone.
             resources={"metadata": {"path": str(script.resolve().parent)}},
             config=kernel_config,
+            kernel_manager_class=quiet_kernel_manager(),
         )
         result = nbformat.read(executed, as_version=4)
     merge_streams(result)
