@@ -180,7 +180,7 @@ plt.show()
 print(f"largest C H_id / T* with the feasible runner-up: {bounds['same, feasible runner-up'].max():.3f}")
 record("theorem1.instances-above-limit", int((bounds["C H_id / T*"] > 1).sum()), fmt="d",
        figure="lower_bounds_comparison", description="paper instances where Theorem 1's C·H_id exceeds T*")
-record_range("theorem1.excess-over-limit", bounds.loc[bounds["C H_id / T*"] > 1, "C H_id / T*"], fmt=".2r",
+record_range("theorem1.excess-over-limit", bounds.loc[bounds["C H_id / T*"] > 1, "C H_id / T*"], fmt=".3r",
              description="C·H_id / T* where it exceeds 1")
 record("theorem1.feasible-runner-up.max", bounds["same, feasible runner-up"].max(), fmt=".2f",
        description="largest C·H_id / T* with the feasible runner-up's H_id")

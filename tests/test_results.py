@@ -130,3 +130,12 @@ def test_a_stored_record_keeps_its_value_as_text():
     # JupyterLab saves JSON numbers in its own spelling (5.0 as 5): text survives a save unchanged.
     bundle = record("count", 5, fmt="d", description="a count")._repr_mimebundle_()[MIMETYPE]
     assert bundle["value"] == "5.0"
+
+
+def test_no_quoted_number_starts_a_line():
+    # Markdown reads a line that starts with "<!--" as raw HTML: the paragraph breaks there and
+    # its emphasis shows as asterisks, on the code host and in the book alike.
+    for page in results_pages(ROOT):
+        starts = [number for number, line in enumerate(page.read_text().splitlines(), 1)
+                  if re.match(r" {0,3}<!--result:", line)]
+        assert not starts, f"{page.relative_to(ROOT)}: a quoted number starts line(s) {starts}"
