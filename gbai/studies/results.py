@@ -91,7 +91,7 @@ def _significant(value: float, digits: int) -> str:
     return f"{round(value, decimals):.{max(decimals, 0)}f}"
 
 
-def record_range(key: str, values, *, fmt: str = ".3g", unit: str = "", figure: str = "",
+def record_range(key: str, values: Iterable[float], *, fmt: str = ".3g", unit: str = "", figure: str = "",
                  description: str) -> tuple[Result, Result]:
     """Record the smallest and largest of ``values`` as ``key.min`` and ``key.max`` (see :func:`record`)."""
     values = [float(value) for value in values]
