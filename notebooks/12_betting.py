@@ -467,14 +467,13 @@ proven_summary
 # at that point (named in the third column); within two standard errors of 1 is a tie.
 
 # %%
-short = {"mu1 = (0.5, 0.45, 0.43, 0.4)": "mu1", "mu2 = (0.3, 0.21, 0.2, 0.19, 0.18)": "mu2"}
 best_names = proven_summary["best proven reference"].value_counts()
 print("best proven reference: " + ", ".join(f"{name} at {count} points" for name, count in best_names.items()))
 record("proven.tas-kt-best", int(best_names.get("TaS-KT", 0)), fmt="d",
        description="points (δ, instance) where Track-and-Stop with the KT stop is the best proven reference")
 record("proven.points", len(proven_summary), fmt="d", description="points (δ, instance) of the proven comparison")
 for _, row in proven_summary.iterrows():
-    where = f"{short[row['instance']]}.at-{row['delta']:g}"
+    where = f"{row['instance'].split(' =')[0]}.at-{row['delta']:g}"  # mu1 or mu2
     record(f"proven.{where}.recommended", row[f"{gbai.RECOMMENDED} / best"], fmt=".2f",
            description=f"the recommended algorithm over the best proven reference, {where}")
     record(f"proven.{where}.heuristic", row[f"{gbai.RECOMMENDED} / best"] / row["TaS-heuristic / best"], fmt=".2f",

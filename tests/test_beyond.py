@@ -134,15 +134,20 @@ def _brute_force_glr(means, threshold, counts):
     return min(_brute_force_values(means, threshold, counts).values())
 
 
+def _lma_glr_state(seed, steps):
+    """One of four agreement instances (by ``seed``) and LMA-GLR's state after ``steps`` steps on it."""
+    instance = [AGREEMENT["table1"], AGREEMENT["risky"], AGREEMENT["three attributes"], AGREEMENT["infeasible"]][seed]
+    engine = gbai.StepEngine(instance, gbai.LMAGLR(), delta=0.1, seed=seed)
+    for _ in range(steps):
+        engine.step()
+    return instance, engine.state()
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_glr_statistic_at_sample_counts_matches_brute_force(seed):
     # The GLR statistic is the best response evaluated at the sample counts and the
     # empirical means of a run.
-    instance = [AGREEMENT["table1"], AGREEMENT["risky"], AGREEMENT["three attributes"], AGREEMENT["infeasible"]][seed]
-    engine = gbai.StepEngine(instance, gbai.LMAGLR(), delta=0.1, seed=seed)
-    for _ in range(60):
-        engine.step()
-    state = engine.state()
+    instance, state = _lma_glr_state(seed, steps=60)
     glr = gbai.best_response(state.means, instance.threshold, state.counts).value
     brute = _brute_force_glr(state.means, instance.threshold, state.counts.astype(float))
     # SLSQP converges to ~1e-7 relative on these smooth convex problems.
@@ -176,11 +181,7 @@ def test_lma_glr_evidence_matches_a_direct_computation(seed):
     # one-sided mixtures by quadrature; for (B) the KT mixtures of both rows (scipy's
     # log-beta) over the largest likelihood under (B) (from the SLSQP value), or the
     # feasibility test of b when larger; for (C) the feasibility test.
-    instance = [AGREEMENT["table1"], AGREEMENT["risky"], AGREEMENT["three attributes"], AGREEMENT["infeasible"]][seed]
-    engine = gbai.StepEngine(instance, gbai.LMAGLR(), delta=0.1, seed=seed)
-    for _ in range(300):
-        engine.step()
-    state = engine.state()
+    instance, state = _lma_glr_state(seed, steps=300)
     means, counts, threshold = state.means, state.counts.astype(float), instance.threshold
     sums = means * counts
     answer, kinds, arms, attributes, evidence = alternative_evidence(means, threshold, state.counts)

@@ -16,6 +16,7 @@ tooling: the ``gbai`` library never imports it.
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import sys
 import tempfile
@@ -66,6 +67,7 @@ def merge_streams(notebook) -> None:
         cell.outputs = merged
 
 
+@functools.cache
 def quiet_kernel_manager() -> type:
     """Papermill's kernel manager, without the interrupt it sends a kernel it shuts down.
 
