@@ -8,10 +8,11 @@ from scipy import optimize, special, stats
 
 import gbai
 from gbai import Instance
+from gbai.beyond.betting import bet_grid
 from gbai.studies import near_limit
-from gbai.studies.references import (PROVEN_STOPPING_RULES, SAMPLING_RULES, STOPPING_RULES, gk_threshold,
-                                     heuristic_threshold, kt_statistic, optimal_proportions, oracle_statistic,
-                                     run_reference, stopping_statistic)
+from gbai.studies.references import (PROVEN_STOPPING_RULES, SAMPLING_RULES, STOPPING_RULES, bets_statistic,
+                                     gk_threshold, heuristic_threshold, kt_statistic, optimal_proportions,
+                                     oracle_statistic, run_reference, stopping_statistic)
 
 
 def _rewards(seed, means, counts, fractional):
@@ -36,7 +37,7 @@ def _pooled_fit(x, y):
 
 def test_references_are_studies_with_documented_thresholds():
     assert not {"track-and-stop", "top-two", "tas", "toptwo"} & set(gbai.ALGORITHMS)
-    assert STOPPING_RULES[:2] == PROVEN_STOPPING_RULES == ("kt", "gk")
+    assert STOPPING_RULES[:3] == PROVEN_STOPPING_RULES == ("kt", "gk", "bets")
     assert SAMPLING_RULES == ("track-and-stop", "top-two")
     assert heuristic_threshold(100.0, 0.1) == pytest.approx(math.log((math.log(100.0) + 1.0) / 0.1))
     assert gk_threshold(100.0, 5, 0.1) == pytest.approx(math.log(2 * 100 * 4 / 0.1))
@@ -64,10 +65,39 @@ def test_stopping_statistics_against_a_direct_computation(fractional):
         kt, glr = min(kt, mixtures - pooled), min(glr, best - pooled)
     t = int(counts.sum())
     assert kt_statistic(sums, counts, a) == pytest.approx(kt, abs=1e-6)
-    for code, level in ((0, math.log(3 / 0.1)), (1, math.log(2 * t * 3 / 0.1)), (2, math.log((math.log(t) + 1) / 0.1))):
-        statistic, got_level = stopping_statistic(code, means, sums, counts, a, float(t), 0.1)
-        assert statistic == pytest.approx(kt if code == 0 else glr, abs=1e-6)
+    for name, level in (("kt", math.log(3 / 0.1)), ("gk", math.log(2 * t * 3 / 0.1)),
+                        ("heuristic", math.log((math.log(t) + 1) / 0.1))):
+        statistic, got_level = stopping_statistic(STOPPING_RULES.index(name), means, sums, counts, a, float(t), 0.1)
+        assert statistic == pytest.approx(kt if name == "kt" else glr, abs=1e-6)
         assert got_level == pytest.approx(level, rel=1e-12)
+    # The bet stop: the smallest, over b, of the infimum over a common mean m of the
+    # bet capitals of a above m and b below m, computed reward by reward on a grid of
+    # m (2001 points, then 2001 more around the best: steps of 5e-7, within 1e-4 nats
+    # of the minimum of this convex function). The stop's chord bound equals these
+    # capitals for Bernoulli rewards and lies below them otherwise.
+    rho = bet_grid()[:, None, None]
+
+    def capitals(x, grid, above):
+        grid, x = grid[None, :, None], x[None, None, :]
+        steps = np.log1p(rho / grid * (x - grid)) if above else np.log1p(rho / (1 - grid) * (grid - x))
+        return special.logsumexp(steps.sum(axis=2), axis=0) - math.log(rho.shape[0])
+
+    def infimum(b):
+        grid = np.linspace(1e-6, 1 - 1e-6, 2001)
+        best = int(np.argmin(capitals(rewards[a], grid, True) + capitals(rewards[b], grid, False)))
+        grid = np.linspace(grid[max(best - 1, 0)], grid[min(best + 1, 2000)], 2001)
+        return (capitals(rewards[a], grid, True) + capitals(rewards[b], grid, False)).min()
+
+    bets = min(infimum(b) for b in range(means.size) if b != a)
+    value = bets_statistic(sums, counts.astype(float), a, -math.inf)
+    assert value <= bets + 1e-6
+    if not fractional:
+        assert value == pytest.approx(bets, abs=1e-4)
+    # The stop screens with its level: below it, it may return a bound of the test
+    # instead of the test, and it decides exactly as the test does.
+    statistic, got_level = stopping_statistic(STOPPING_RULES.index("bets"), means, sums, counts, a, float(t), 0.1)
+    assert got_level == pytest.approx(math.log(3 / 0.1), rel=1e-12)
+    assert statistic >= value - 1e-9 and (statistic > got_level) == (value > got_level)
 
 
 def test_gk_threshold_implies_the_kt_test_on_every_state():
@@ -136,7 +166,7 @@ ERROR_RUNS = 300
 
 @pytest.mark.slow
 @pytest.mark.parametrize("sampling", SAMPLING_RULES)
-@pytest.mark.parametrize("stopping", ["kt", "gk", "oracle"])
+@pytest.mark.parametrize("stopping", ["kt", "gk", "bets", "oracle"])
 def test_error_rates_stay_within_delta(sampling, stopping):
     instance = Instance([[0.5], [0.46]], 0.05)
     runs = [run_reference(instance, sampling=sampling, stopping=stopping, delta=0.5, seed=gbai.run_seed(7, r))
@@ -195,3 +225,23 @@ def test_best_arm_table_against_direct_runs(tmp_path):
     assert parallel.equals(table)
     assert any((tmp_path / "bai-reference").rglob("*.npz"))
     assert near_limit.bai_comparison(n_runs=3, deltas=(0.1,), workers=1, cache_dir=tmp_path).equals(table)
+
+
+def test_paired_limit_against_a_numerical_best_bet():
+    # max over lambda of E ln(1 + lambda (X_a - X_b)) by a bounded scalar search (xatol
+    # 1e-12): the closed-form best bet must give the same rounds per nat, to 1e-9.
+    # A design that pairs rewards cannot beat T*: the ratio exceeds 1.
+    for name, instance in near_limit.bai_instances().items():
+        means = instance.means[:, 0]
+        rounds = []
+        for b in range(1, means.size):
+            up, down = means[0] * (1 - means[b]), means[b] * (1 - means[0])
+            found = optimize.minimize_scalar(lambda x: -(up * math.log1p(x) + down * math.log1p(-x)),
+                                             bounds=(0.0, 0.999), method="bounded", options={"xatol": 1e-12})
+            rounds.append(-1.0 / found.fun)
+        assert near_limit.paired_limit(instance) == pytest.approx(max(rounds) + sum(rounds), rel=1e-9)
+        assert near_limit.paired_limit(instance) > gbai.characteristic_time(instance).T_star, name
+    with pytest.raises(ValueError, match="one attribute"):
+        near_limit.paired_limit(gbai.table1_example())
+    with pytest.raises(ValueError, match="feasible"):
+        near_limit.paired_limit(Instance([[0.5], [0.04]], 0.05))

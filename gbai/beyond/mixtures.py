@@ -15,6 +15,19 @@ the mean, grows like ``(1/2) ln n``. A one-sided test of ``mu <= th`` restricts 
 to ``(th, 1)`` (renormalised), which gains ``-ln P(p > th)`` nats when the data lie
 well above ``th``. Every function takes the count ``n >= 1`` and the reward sum ``s``
 as floats (Beta rewards give fractional sums) and works on the log scale.
+
+*Bet mixtures* (the two-sample stop ``"bets"`` of the best-arm references,
+:mod:`gbai.studies.references`, and the book page on proven stops) replace the
+prior over ``p`` by a uniform mixture over a grid of constant bets
+(:func:`gbai.beyond.betting.bet_grid`): the capital of betting ``lambda (x - m)`` on
+every reward, ``lambda = rho/m`` for ``rho`` in the grid, is a nonnegative
+supermartingale when the mean is at most ``m``. ``ln(1 + lambda (x - m))`` is concave
+in ``x``, so it lies above its chord and the capital is at least
+``(1 + rho (1 - m)/m)^s (1 - rho)^(n - s)``, which needs only ``s`` and ``n`` and is
+exact for Bernoulli rewards. The two-sample test "arm ``a`` above arm ``b``" is the
+infimum, over every mean vector of the null, of the product of such capitals, so it
+pays for its mixtures once per pair and uses every sample of both arms, however
+unequal their counts (:func:`overtake_bets`).
 """
 
 from __future__ import annotations
@@ -23,12 +36,17 @@ import math
 
 from numba import njit
 
-__all__ = ["kt_regret", "log_beta_upper_tail", "log_kt_mixture", "log_max_likelihood", "one_sided_above",
-           "one_sided_below"]
+__all__ = ["bet_above", "kt_regret", "log_beta_upper_tail", "log_kt_mixture", "log_max_likelihood",
+           "one_sided_above", "one_sided_below", "overtake_bets"]
 
 _LN_PI = math.log(math.pi)
 #: Terms of the continued fraction of the incomplete beta function before it gives up (returns NaN).
 _FRACTION_TERMS = 100_000
+#: Golden-section steps of the inner (mean) and outer (multiplier) searches of
+#: :func:`overtake_bets`: brackets of 0.618^45 ~ 4e-10 and 0.618^40 ~ 4e-9 of their ranges.
+_MEAN_STEPS = 45
+_MULTIPLIER_STEPS = 40
+_INVERSE_GOLDEN = (math.sqrt(5.0) - 1.0) / 2.0
 
 
 @njit(cache=True)
@@ -129,3 +147,161 @@ def one_sided_below(s: float, n: float, threshold: float) -> float:
     """ln e-value against ``mu >= threshold``: :func:`one_sided_above` of the mirrored rewards ``1 - x``."""
     s = min(max(s, 0.0), n)
     return one_sided_above(n - s, n, 1.0 - threshold)
+
+
+@njit(cache=True)
+def bet_above(s: float, n: float, m: float, rho) -> float:
+    """ln of the uniform mixture over ``rho`` of the capitals betting ``(rho/m)(x - m)``, from its chord bound.
+
+    ``ln((1/G) sum_g (1 + rho_g (1 - m)/m)^s (1 - rho_g)^(n - s))`` for ``0 < m <= 1``:
+    a lower bound of the capital of ``n`` rewards summing to ``s`` (module
+    docstring), exact for Bernoulli rewards. Decreasing and convex in ``m``.
+    """
+    top = -math.inf
+    total = 0.0
+    for g in range(rho.size):
+        value = s * math.log1p(rho[g] * (1.0 - m) / m) + (n - s) * math.log1p(-rho[g])
+        if value > top:
+            total = total * math.exp(top - value) + 1.0
+            top = value
+        else:
+            total += math.exp(value - top)
+    return top + math.log(total / rho.size)
+
+
+@njit(cache=True)
+def _lowest_above(s, n, multiplier, rho):
+    """A lower bound of ``min over m in [0, 1]`` of ``bet_above(s, n, m) + multiplier m``.
+
+    The function is convex, so golden-section search keeps its minimiser in a bracket
+    ``[lo, hi]``; as ``bet_above`` decreases and ``multiplier m`` increases in ``m``,
+    ``bet_above(hi) + multiplier lo`` lies below the function on the bracket, and
+    outside it the function only grows.
+    """
+    lo, hi = 0.0, 1.0
+    c = hi - _INVERSE_GOLDEN * (hi - lo)
+    d = lo + _INVERSE_GOLDEN * (hi - lo)
+    fc = bet_above(s, n, c, rho) + multiplier * c
+    fd = bet_above(s, n, d, rho) + multiplier * d
+    for _ in range(_MEAN_STEPS):
+        if fc <= fd:
+            hi, d, fd = d, c, fc
+            c = hi - _INVERSE_GOLDEN * (hi - lo)
+            fc = bet_above(s, n, c, rho) + multiplier * c
+        else:
+            lo, c, fc = c, d, fd
+            d = lo + _INVERSE_GOLDEN * (hi - lo)
+            fd = bet_above(s, n, d, rho) + multiplier * d
+    return bet_above(s, n, hi, rho) + multiplier * lo
+
+
+@njit(cache=True)
+def _lowest_pair(s_a, n_a, s_b, n_b, rho):
+    """One attribute: a lower bound of ``min over m`` of ``bet_above(s_a, n_a, m) + bet_below(s_b, n_b, m)``.
+
+    The null's infimum has ``m_a = m_b`` (a's capital falls and b's rises with the
+    mean). Convex, so golden section as in :func:`_lowest_above`, with the bound
+    ``bet_above(hi) + bet_below(lo)`` on the final bracket.
+    """
+    lo, hi = 0.0, 1.0
+    c = hi - _INVERSE_GOLDEN * (hi - lo)
+    d = lo + _INVERSE_GOLDEN * (hi - lo)
+    fc = bet_above(s_a, n_a, c, rho) + bet_above(n_b - s_b, n_b, 1.0 - c, rho)
+    fd = bet_above(s_a, n_a, d, rho) + bet_above(n_b - s_b, n_b, 1.0 - d, rho)
+    for _ in range(_MEAN_STEPS):
+        if fc <= fd:
+            hi, d, fd = d, c, fc
+            c = hi - _INVERSE_GOLDEN * (hi - lo)
+            fc = bet_above(s_a, n_a, c, rho) + bet_above(n_b - s_b, n_b, 1.0 - c, rho)
+        else:
+            lo, c, fc = c, d, fd
+            d = lo + _INVERSE_GOLDEN * (hi - lo)
+            fd = bet_above(s_a, n_a, d, rho) + bet_above(n_b - s_b, n_b, 1.0 - d, rho)
+    # hi > 0 and lo < 1: neither capital is evaluated where its bets are unbounded.
+    return bet_above(s_a, n_a, hi, rho) + bet_above(n_b - s_b, n_b, 1.0 - lo, rho)
+
+
+@njit(cache=True)
+def _dual_value(sums_a, counts_a, sums_b, counts_b, multiplier, rho):
+    """The Lagrangian dual of :func:`overtake_bets` at ``multiplier`` (a lower bound of it for every value)."""
+    value = 0.0
+    for j in range(sums_a.size):
+        value += _lowest_above(sums_a[j], counts_a[j], multiplier, rho)
+        # min over m of (b below m) - multiplier m, mirrored: rewards 1 - x and mean 1 - m.
+        value += _lowest_above(counts_b[j] - sums_b[j], counts_b[j], multiplier, rho) - multiplier
+    return value
+
+
+@njit(cache=True)
+def overtake_bets(sums_a, counts_a, sums_b, counts_b, rho, screen: float) -> float:
+    """ln e-value against "arm ``b``'s attribute average is at least arm ``a``'s", from bet mixtures.
+
+    The infimum over mean vectors ``m`` with ``sum_j m_aj <= sum_j m_bj`` of
+    ``sum_j bet_above(s_aj, n_aj, m_aj) + bet_below(s_bj, n_bj, m_bj)``: at the true
+    means (a point of the null) the sum is the log of a product of nonnegative
+    supermartingales, so the infimum never exceeds it. Computed as a lower bound,
+    the Lagrangian dual ``max over nu >= 0`` of the separate minima over each mean
+    (weak duality: every ``nu`` gives a lower bound; the terms are convex, so the
+    maximum is the infimum), searched by golden section over ``ln(1 + nu)``.
+
+    ``screen``: when the sum at a point of the null (each attribute's pooled mean for
+    both arms, or the Gaussian projection of the empirical means) is at most
+    ``screen``, that sum is returned instead, as the infimum cannot exceed it; the
+    caller passes the smallest level it compares with.
+    """
+    m = sums_a.size
+    upper = 0.0
+    for j in range(m):
+        pooled = (sums_a[j] + sums_b[j]) / (counts_a[j] + counts_b[j])
+        pooled = min(max(pooled, 1e-12), 1.0 - 1e-12)
+        upper += bet_above(sums_a[j], counts_a[j], pooled, rho)
+        upper += bet_above(counts_b[j] - sums_b[j], counts_b[j], 1.0 - pooled, rho)
+    if upper <= screen:
+        return upper
+    # A second point of the null, nearer the infimum when M > 1: the empirical means
+    # moved together by the Gaussian projection onto sum_j m_aj = sum_j m_bj
+    # (each mean moves in proportion to its variance over its count).
+    excess = 0.0
+    spread = 0.0
+    for j in range(m):
+        excess += sums_a[j] / counts_a[j] - sums_b[j] / counts_b[j]
+        for s, n in ((sums_a[j], counts_a[j]), (sums_b[j], counts_b[j])):
+            p = min(max(s / n, 0.01), 0.99)
+            spread += p * (1.0 - p) / n
+    if excess > 0.0:
+        moved = 0.0
+        total_a = 0.0
+        total_b = 0.0
+        for j in range(m):
+            p = min(max(sums_a[j] / counts_a[j], 0.01), 0.99)
+            point_a = min(max(sums_a[j] / counts_a[j] - excess * p * (1.0 - p) / counts_a[j] / spread, 1e-12), 1.0)
+            p = min(max(sums_b[j] / counts_b[j], 0.01), 0.99)
+            point_b = max(min(sums_b[j] / counts_b[j] + excess * p * (1.0 - p) / counts_b[j] / spread, 1.0 - 1e-12),
+                          0.0)
+            total_a += point_a
+            total_b += point_b
+            moved += bet_above(sums_a[j], counts_a[j], point_a, rho)
+            moved += bet_above(counts_b[j] - sums_b[j], counts_b[j], 1.0 - point_b, rho)
+        if total_a <= total_b and moved <= screen:  # a point of the null: the infimum is at most its sum
+            return moved
+    if m == 1:
+        return _lowest_pair(sums_a[0], counts_a[0], sums_b[0], counts_b[0], rho)
+    total = 0.0
+    for j in range(m):
+        total += counts_a[j] + counts_b[j]
+    # The multiplier is the slope of the capitals at the optimum, at most about the samples over m(1 - m).
+    lo, hi = 0.0, math.log1p(1e4 * total)
+    c = hi - _INVERSE_GOLDEN * (hi - lo)
+    d = lo + _INVERSE_GOLDEN * (hi - lo)
+    fc = _dual_value(sums_a, counts_a, sums_b, counts_b, math.expm1(c), rho)
+    fd = _dual_value(sums_a, counts_a, sums_b, counts_b, math.expm1(d), rho)
+    for _ in range(_MULTIPLIER_STEPS):
+        if fc >= fd:
+            hi, d, fd = d, c, fc
+            c = hi - _INVERSE_GOLDEN * (hi - lo)
+            fc = _dual_value(sums_a, counts_a, sums_b, counts_b, math.expm1(c), rho)
+        else:
+            lo, c, fc = c, d, fd
+            d = lo + _INVERSE_GOLDEN * (hi - lo)
+            fd = _dual_value(sums_a, counts_a, sums_b, counts_b, math.expm1(d), rho)
+    return max(fc, fd, _dual_value(sums_a, counts_a, sums_b, counts_b, 0.0, rho))

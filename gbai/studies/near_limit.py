@@ -48,7 +48,8 @@ from ..paper.model import Instance
 from ..simulation import run, run_seed, sweep
 
 __all__ = ["ALGORITHM", "BAI_DELTAS", "DELTAS", "REFERENCES", "adversarial_instances", "bai_comparison",
-           "bai_instances", "bai_summary", "bernoulli_ratios", "beta_comparison", "cost", "error_rates"]
+           "bai_instances", "bai_summary", "bernoulli_ratios", "beta_comparison", "cost", "error_rates",
+           "paired_limit"]
 
 #: The confidence levels of the Bernoulli table, from the paper's 0.1 down to 1e-10.
 DELTAS = (1e-1, 1e-2, 1e-3, 1e-6, 1e-10)
@@ -144,6 +145,39 @@ def bai_instances() -> dict[str, Instance]:
     }
 
 
+def paired_limit(instance: Instance) -> float:
+    """Samples per nat of ``ln(1/delta)``, as delta -> 0, of a design that pairs rewards one to one (Bernoulli).
+
+    Betting-GBAI's arm test "``a`` above ``b``" bets on ``X_a - X_b`` over complete
+    arm-rounds (notebook 12, section 1), so on a one-attribute instance whose arms
+    are all feasible each pair test with the best arm ``a`` needs ``1/g_b`` rounds per
+    nat, ``g_b = max_lambda E ln(1 + lambda (X_a - X_b))``, and arm ``a`` needs as many
+    rounds as its most demanding pair: ``max_b 1/g_b + sum_b 1/g_b``. With Bernoulli
+    rewards ``X_a - X_b`` is 1, 0 or -1 with probabilities ``p+ = mu_a (1 - mu_b)``,
+    ``1 - p+ - p-``, ``p- = mu_b (1 - mu_a)``, and the best bet is
+    ``(p+ - p-)/(p+ + p-)``. Compare with ``T*`` (:func:`gbai.characteristic_time`):
+    their ratio is the factor this design loses to the limit, whatever the stop.
+    Infinite when the best arm is tied. A ValueError for an instance with several
+    attributes or an infeasible arm.
+    """
+    if not isinstance(instance, Instance) or instance.n_attributes != 1:
+        raise ValueError("paired_limit needs a gbai Instance with one attribute (M = 1)")
+    means = instance.means[:, 0]
+    if not (means > instance.threshold).all():
+        raise ValueError("paired_limit needs every arm feasible (every mean above the threshold)")
+    a = instance.answer
+    rounds = []
+    for b in range(means.size):
+        if b == a:
+            continue
+        up, down = means[a] * (1 - means[b]), means[b] * (1 - means[a])
+        if not up > down:
+            return float("inf")  # a tie: no bet on the difference grows
+        bet = (up - down) / (up + down)
+        rounds.append(1.0 / (up * np.log1p(bet) + down * np.log1p(-bet)))
+    return max(rounds) + sum(rounds)
+
+
 #: The confidence levels of the best-arm comparison.
 BAI_DELTAS = (1e-1, 1e-2, 1e-4, 1e-6, 1e-10)
 #: The reference rows of the best-arm comparison: ``(method, sampling, stopping, status)``
@@ -153,6 +187,7 @@ REFERENCES = (
     ("TaS-GK", "track-and-stop", "gk", "proven"),
     ("TopTwo-KT", "top-two", "kt", "proven"),
     ("TopTwo-GK", "top-two", "gk", "proven"),
+    ("TaS-bets", "track-and-stop", "bets", "proven"),
     ("TaS-heuristic", "track-and-stop", "heuristic", "unproven"),
     ("TaS-oracle", "track-and-stop", "oracle", "yardstick (told the means)"),
 )

@@ -22,13 +22,17 @@ against ``b`` (their eq. (7)), tested against every ``b != a``:
 * ``"kt"`` (proven): ``Z_ab - R_a - R_b > ln((K - 1)/delta)``, ``R`` the
   Krichevsky-Trofimov regret of an arm's rewards (:func:`gbai.beyond.mixtures.kt_regret`);
 * ``"gk"`` (proven): ``Z_ab > ln(2 t (K - 1)/delta)`` (Garivier & Kaufmann 2016);
+* ``"bets"`` (proven): the two-sample bet-mixture test of ``a`` above ``b``
+  (:func:`gbai.beyond.mixtures.overtake_bets`, over Betting-GBAI's bet grid) above
+  ``ln((K - 1)/delta)``; it pays for one bet mixture per arm instead of the KT
+  regrets, and gains as the samples grow;
 * ``"heuristic"`` (**unproven**): ``Z_ab > ln((ln t + 1)/delta)``, the threshold of
   the literature's experiments;
 * ``"oracle"`` (a yardstick told the true means): the likelihood ratio of the true
   means (the larger one given to ``a``) to the best fit with ``mu_b >= mu_a`` above
   ``(K - 1)/delta``; delta-correct, but no policy knows the means.
 
-The book page "Proven stops for plain best-arm identification" proves the first two
+The book page "Proven stops for plain best-arm identification" proves the first three
 and the oracle delta-correct for any rewards in [0, 1].
 """
 
@@ -39,27 +43,28 @@ import math
 import numpy as np
 from numba import njit
 
-from ..beyond.mixtures import kt_regret
+from ..beyond.betting import bet_grid
+from ..beyond.mixtures import kt_regret, overtake_bets
 from ..fast.rewards import draw
 from ..limits.divergences import kl_bernoulli_scalar
 from ..paper.engine import NO_ANSWER
 from ..paper.model import Instance
 from ..paper.rewards import pair_keys, reward_code, reward_exponents
 
-__all__ = ["PROVEN_STOPPING_RULES", "SAMPLING_RULES", "STOPPING_RULES", "TOP_TWO_BETA", "gk_threshold",
-           "heuristic_threshold", "kt_statistic", "optimal_proportions", "oracle_statistic", "reference_kernel",
-           "run_reference", "stopping_statistic"]
+__all__ = ["PROVEN_STOPPING_RULES", "SAMPLING_RULES", "STOPPING_RULES", "TOP_TWO_BETA", "bets_statistic",
+           "gk_threshold", "heuristic_threshold", "kt_statistic", "optimal_proportions", "oracle_statistic",
+           "reference_kernel", "run_reference", "stopping_statistic"]
 
 #: Sampling rules of the references.
 SAMPLING_RULES = ("track-and-stop", "top-two")
-#: Stopping rules: the two proven ones first, then the unproven heuristic and the oracle yardstick.
-STOPPING_RULES = ("kt", "gk", "heuristic", "oracle")
+#: Stopping rules: the three proven ones first, then the unproven heuristic and the oracle yardstick.
+STOPPING_RULES = ("kt", "gk", "bets", "heuristic", "oracle")
 #: The stopping rules proven delta-correct (for any rewards in [0, 1]).
-PROVEN_STOPPING_RULES = ("kt", "gk")
+PROVEN_STOPPING_RULES = ("kt", "gk", "bets")
 #: The Top Two rule's share of samples for its leader.
 TOP_TWO_BETA = 0.5
 
-_KT, _GK, _HEURISTIC, _ORACLE = range(4)
+_KT, _GK, _BETS, _HEURISTIC, _ORACLE = range(5)
 _TRACK_AND_STOP, _TOP_TWO = range(2)
 #: Clip of the means inside (0, 1) for w*, so that every divergence stays finite.
 _CLIP = 1e-6
@@ -227,6 +232,26 @@ def oracle_statistic(means, mu_hat, counts, a):
     return z
 
 
+#: The bet grid of the ``"bets"`` stop (Betting-GBAI's).
+_BET_GRID = bet_grid()
+
+
+@njit(cache=True)
+def bets_statistic(sums, counts, a, screen):
+    """The smallest two-sample bet test of ``a`` above ``b`` over ``b != a`` (:func:`.mixtures.overtake_bets`).
+
+    ``screen`` as there: a value at most ``screen`` may be a bound of the test.
+    """
+    z = math.inf
+    for b in range(sums.size):
+        if b != a:
+            z = min(z, overtake_bets(sums[a:a + 1], counts[a:a + 1], sums[b:b + 1], counts[b:b + 1], _BET_GRID,
+                                     screen))
+            if z <= screen:
+                break
+    return z
+
+
 @njit(cache=True)
 def stopping_statistic(rule, means, sums, counts, a, t, delta):
     """``(statistic, level)`` of stopping rule ``rule`` (a code, in the order of :data:`STOPPING_RULES`)."""
@@ -235,6 +260,9 @@ def stopping_statistic(rule, means, sums, counts, a, t, delta):
         return kt_statistic(sums, counts, a), math.log((k - 1) / delta)
     if rule == _ORACLE:
         return oracle_statistic(means, sums / counts, counts, a), math.log((k - 1) / delta)
+    if rule == _BETS:
+        level = math.log((k - 1) / delta)
+        return bets_statistic(sums, counts.astype(np.float64), a, level), level
     mu_hat = sums / counts
     z = math.inf
     for b in range(k):
