@@ -12,7 +12,8 @@ from gbai.beyond.betting import bet_grid
 from gbai.studies import near_limit
 from gbai.studies.references import (PROVEN_STOPPING_RULES, SAMPLING_RULES, STOPPING_RULES, bets_statistic,
                                      gk_threshold, heuristic_threshold, kt_statistic, optimal_proportions,
-                                     oracle_statistic, run_reference, stopping_statistic)
+                                     oracle_statistic, run_reference, run_reference_deltas,
+                                     stopping_statistic)
 
 
 def _rewards(seed, means, counts, fractional):
@@ -245,3 +246,29 @@ def test_paired_limit_against_a_numerical_best_bet():
         near_limit.paired_limit(gbai.table1_example())
     with pytest.raises(ValueError, match="feasible"):
         near_limit.paired_limit(Instance([[0.5], [0.04]], 0.05))
+
+
+@pytest.mark.parametrize("sampling", SAMPLING_RULES)
+@pytest.mark.parametrize("stopping", STOPPING_RULES)
+def test_one_pass_over_deltas_repeats_each_separate_run(sampling, stopping):
+    # Neither sampling rule looks at delta, so one pass records, for each delta, the
+    # run that delta alone gives: same answer, samples, counts and stop flag. The
+    # deltas are out of order, and a budget cuts the smallest one short in one seed.
+    instance = Instance([[0.5], [0.45], [0.43], [0.4]], 0.05)
+    deltas = [1e-3, 0.2, 1e-8, 0.05]
+    for r in range(3):
+        seed = gbai.run_seed(9, r)
+        budget = 4_000 if r == 2 else 10_000_000
+        together = run_reference_deltas(instance, deltas, sampling=sampling, stopping=stopping, seed=seed,
+                                        max_samples=budget)
+        for delta, (answer, samples, counts, stopped) in zip(deltas, together):
+            alone = run_reference(instance, sampling=sampling, stopping=stopping, delta=delta, seed=seed,
+                                  max_samples=budget)
+            assert (answer, samples, stopped) == (alone[0], alone[1], alone[3]), (delta, r)
+            np.testing.assert_array_equal(counts, alone[2])
+        if r == 2:
+            assert not together[2][3]  # delta = 1e-8 hits the budget
+    with pytest.raises(ValueError, match="at least one"):
+        run_reference_deltas(instance, [])
+    with pytest.raises(ValueError, match="delta"):
+        run_reference_deltas(instance, [0.1, 1.5])

@@ -194,18 +194,23 @@ REFERENCES = (
 
 
 def _reference_runs(task):
-    """The runs of one reference on one instance at one delta, through the result cache."""
-    from .references import run_reference
+    """The runs of one reference on one instance at every delta (one pass a run), through the result cache.
 
-    instance, sampling, stopping, delta, n_runs, seed, cache_dir = task
+    Returns ``answer``, ``samples`` and ``stopped`` arrays of shape ``(deltas, runs)``.
+    """
+    from .references import run_reference_deltas
+
+    instance, sampling, stopping, deltas, n_runs, seed, cache_dir = task
 
     def compute():
-        runs = [run_reference(instance, sampling=sampling, stopping=stopping, delta=delta, seed=run_seed(seed, r))
+        runs = [run_reference_deltas(instance, deltas, sampling=sampling, stopping=stopping, seed=run_seed(seed, r))
                 for r in range(n_runs)]
-        return {name: np.array([run[k] for run in runs]) for k, name in ((0, "answer"), (1, "samples"), (3, "stopped"))}
+        return {name: np.array([[run[i][k] for run in runs] for i in range(len(deltas))])
+                for k, name in ((0, "answer"), (1, "samples"), (3, "stopped"))}
 
-    payload = {"means": instance.means.tolist(), "sampling": sampling, "stopping": stopping, "delta": float(delta),
-               "n_runs": int(n_runs), "seed": int(seed), "reward": "bernoulli"}
+    payload = {"means": instance.means.tolist(), "sampling": sampling, "stopping": stopping,
+               "deltas": [float(delta) for delta in deltas], "n_runs": int(n_runs), "seed": int(seed),
+               "reward": "bernoulli"}
     return cached("bai-reference", payload, ["gbai.studies.references"], compute, cache_dir)
 
 
@@ -225,17 +230,19 @@ def bai_comparison(n_runs: int = 200, deltas: Sequence[float] = BAI_DELTAS, seed
     spread over ``workers`` processes (default: all cores).
     """
     instances = bai_instances()
-    tasks = [(name, method, delta, (instance, sampling, stopping, float(delta), n_runs, seed, cache_dir))
-             for delta in deltas for name, instance in instances.items()
-             for method, sampling, stopping, _ in REFERENCES]
+    deltas = [float(delta) for delta in deltas]
+    # Neither reference sampling rule looks at delta: one pass a run serves every delta.
+    tasks = [(name, method, (instance, sampling, stopping, tuple(deltas), n_runs, seed, cache_dir))
+             for name, instance in instances.items() for method, sampling, stopping, _ in REFERENCES]
     workers = workers or os.cpu_count() or 1
     status = {method: kind for method, _, _, kind in REFERENCES}
     runs = {}
     pool = ProcessPoolExecutor(max_workers=workers) if workers > 1 else nullcontext()
-    with pool, tqdm(total=len(tasks), desc="best-arm references", unit="cell", smoothing=0.05) as bar:
+    with pool, tqdm(total=len(tasks), desc="best-arm references", unit="reference", smoothing=0.05) as bar:
         mapper = pool.map if workers > 1 else map
-        for (name, method, delta, _), result in zip(tasks, mapper(_reference_runs, [task for *_, task in tasks])):
-            runs[delta, name, method] = result
+        for (name, method, _), result in zip(tasks, mapper(_reference_runs, [task for *_, task in tasks])):
+            for index, delta in enumerate(deltas):
+                runs[delta, name, method] = {key: values[index] for key, values in result.items()}
             bar.update()
     every = sweep(instances, list(algorithms), n_runs=n_runs, delta=list(deltas), seed=seed, reward="bernoulli",
                   workers=workers, cache_dir=cache_dir)

@@ -39,6 +39,7 @@ and the oracle delta-correct for any rewards in [0, 1].
 from __future__ import annotations
 
 import math
+from typing import Sequence
 
 import numpy as np
 from numba import njit
@@ -53,7 +54,7 @@ from ..paper.rewards import pair_keys, reward_code, reward_exponents
 
 __all__ = ["PROVEN_STOPPING_RULES", "SAMPLING_RULES", "STOPPING_RULES", "TOP_TWO_BETA", "bets_statistic",
            "gk_threshold", "heuristic_threshold", "kt_statistic", "optimal_proportions", "oracle_statistic",
-           "reference_kernel", "run_reference", "stopping_statistic"]
+           "reference_kernel", "run_reference", "run_reference_deltas", "stopping_statistic"]
 
 #: Sampling rules of the references.
 SAMPLING_RULES = ("track-and-stop", "top-two")
@@ -274,13 +275,34 @@ def stopping_statistic(rule, means, sums, counts, a, t, delta):
 
 
 @njit(cache=True)
-def reference_kernel(means, keys, exponents, model, delta, max_samples, sampling, stopping):
-    """Run a reference; returns ``(answer, samples, counts, stopped)`` (answer: an arm, or NO_ANSWER).
+def _level(rule, k, t, delta):
+    """The level of stopping rule ``rule`` after ``t`` samples at ``delta`` (as :func:`stopping_statistic` gives it)."""
+    if rule == _GK:
+        return gk_threshold(t, k, delta)
+    if rule == _HEURISTIC:
+        return heuristic_threshold(t, delta)
+    return math.log((k - 1) / delta)
+
+
+@njit(cache=True)
+def reference_kernel(means, keys, exponents, model, deltas, max_samples, sampling, stopping):
+    """Run a reference once for every delta of ``deltas``: ``(answers, samples, counts, stopped)``, one entry each.
 
     ``sampling`` and ``stopping`` are codes in the order of :data:`SAMPLING_RULES` and
-    :data:`STOPPING_RULES`. The stop is checked after every sample.
+    :data:`STOPPING_RULES`. The stop is checked after every sample. Neither sampling
+    rule looks at delta, so the run for a delta is the run that delta alone would give,
+    recorded when its stop holds (``counts`` is ``L x K``); the run ends when every
+    delta has stopped, or at the budget (answer NO_ANSWER). The ``"bets"`` statistic is
+    screened at the level of the largest pending delta, the lowest: a value at or
+    below it is a bound, and no pending delta stops on it, as none would alone.
     """
     k = means.size
+    n_levels = deltas.size
+    out_answer = np.full(n_levels, NO_ANSWER, dtype=np.int64)
+    out_samples = np.zeros(n_levels, dtype=np.int64)
+    out_counts = np.zeros((n_levels, k), dtype=np.int64)
+    out_stopped = np.zeros(n_levels, dtype=np.bool_)
+    remaining = n_levels
     sums = np.zeros(k)
     counts = np.zeros(k, dtype=np.int64)
     for a in range(k):
@@ -294,11 +316,24 @@ def reference_kernel(means, keys, exponents, model, delta, max_samples, sampling
     while True:
         mu_hat = sums / counts
         a = _empirical_best(mu_hat)
-        statistic, level = stopping_statistic(stopping, means, sums, counts, a, t, delta)
-        if statistic > level:
-            return a, t, counts, True
+        loosest = -1
+        for index in range(n_levels):
+            if not out_stopped[index] and (loosest < 0 or deltas[index] > deltas[loosest]):
+                loosest = index
+        statistic, _ = stopping_statistic(stopping, means, sums, counts, a, t, deltas[loosest])
+        for index in range(n_levels):
+            if not out_stopped[index] and statistic > _level(stopping, k, t, deltas[index]):
+                out_answer[index], out_samples[index], out_stopped[index] = a, t, True
+                out_counts[index] = counts
+                remaining -= 1
+        if remaining == 0:
+            return out_answer, out_samples, out_counts, out_stopped
         if t + 1 > max_samples:
-            return NO_ANSWER, t, counts, False
+            for index in range(n_levels):
+                if not out_stopped[index]:
+                    out_samples[index] = t
+                    out_counts[index] = counts
+            return out_answer, out_samples, out_counts, out_stopped
         if sampling == _TRACK_AND_STOP:
             fewest = 0
             for i in range(k):
@@ -331,18 +366,7 @@ def reference_kernel(means, keys, exponents, model, delta, max_samples, sampling
         t += 1
 
 
-def run_reference(instance: Instance, *, sampling: str = "track-and-stop", stopping: str = "kt", delta: float = 0.1,
-                  seed=0, reward: str = "bernoulli",
-                  max_samples: int = 10_000_000) -> tuple[int, int, np.ndarray, bool]:
-    """Run a reference on a one-attribute instance; returns ``(answer, samples, counts, stopped)``.
-
-    ``sampling`` is one of :data:`SAMPLING_RULES`, ``stopping`` one of
-    :data:`STOPPING_RULES` (module docstring): ``"kt"`` and ``"gk"`` are proven
-    delta-correct, ``"heuristic"`` is not, ``"oracle"`` is told the true means.
-    ``instance`` must have ``M = 1``; its threshold is ignored (plain best-arm
-    identification). The rewards are the first attribute's streams of ``seed``
-    (:func:`gbai.paper.rewards.pair_keys`).
-    """
+def _check(instance, sampling, stopping, deltas, max_samples):
     if not isinstance(instance, Instance) or instance.n_attributes != 1:
         raise ValueError("the best-arm references need a gbai Instance with one attribute (M = 1)")
     if instance.n_arms < 2:
@@ -353,13 +377,45 @@ def run_reference(instance: Instance, *, sampling: str = "track-and-stop", stopp
         raise ValueError(f"stopping must be one of {list(STOPPING_RULES)}, got {stopping!r}")
     if stopping == "oracle" and not ((instance.means > 0.0) & (instance.means < 1.0)).all():
         raise ValueError("the oracle stop needs every mean strictly between 0 and 1 (its likelihoods must be finite)")
-    if not 0.0 < delta < 1.0:
-        raise ValueError(f"delta must lie in (0, 1), got {delta!r}")
+    if not deltas:
+        raise ValueError("deltas must hold at least one delta")
+    for delta in deltas:
+        if isinstance(delta, bool) or not isinstance(delta, (int, float, np.floating)) or not 0.0 < delta < 1.0:
+            raise ValueError(f"delta must lie in (0, 1), got {delta!r}")
     if int(max_samples) < instance.n_arms:
         raise ValueError("max_samples must cover one sample of every arm")
+
+
+def run_reference_deltas(instance: Instance, deltas: Sequence[float], *, sampling: str = "track-and-stop",
+                         stopping: str = "kt", seed=0, reward: str = "bernoulli",
+                         max_samples: int = 10_000_000) -> list[tuple[int, int, np.ndarray, bool]]:
+    """:func:`run_reference` at every delta of ``deltas`` in one pass: one ``(answer, samples, counts, stopped)`` each.
+
+    Each entry is identical to ``run_reference`` at that delta alone (neither sampling
+    rule looks at delta); the pass costs about the run at the smallest delta.
+    """
+    deltas = list(deltas)
+    _check(instance, sampling, stopping, deltas, max_samples)
     means = np.ascontiguousarray(instance.means[:, 0], dtype=np.float64)
     keys = np.ascontiguousarray(pair_keys(seed, instance.n_arms, 1)[:, 0])
-    answer, samples, counts, stopped = reference_kernel(
-        means, keys, np.ascontiguousarray(reward_exponents(means)), reward_code(reward), float(delta),
-        np.int64(max_samples), SAMPLING_RULES.index(sampling), STOPPING_RULES.index(stopping))
-    return int(answer), int(samples), counts, bool(stopped)
+    answers, samples, counts, stopped = reference_kernel(
+        means, keys, np.ascontiguousarray(reward_exponents(means)), reward_code(reward),
+        np.array(deltas, dtype=np.float64), np.int64(max_samples), SAMPLING_RULES.index(sampling),
+        STOPPING_RULES.index(stopping))
+    return [(int(answers[i]), int(samples[i]), counts[i], bool(stopped[i])) for i in range(len(deltas))]
+
+
+def run_reference(instance: Instance, *, sampling: str = "track-and-stop", stopping: str = "kt", delta: float = 0.1,
+                  seed=0, reward: str = "bernoulli",
+                  max_samples: int = 10_000_000) -> tuple[int, int, np.ndarray, bool]:
+    """Run a reference on a one-attribute instance; returns ``(answer, samples, counts, stopped)``.
+
+    ``sampling`` is one of :data:`SAMPLING_RULES`, ``stopping`` one of
+    :data:`STOPPING_RULES` (module docstring): ``"kt"``, ``"gk"`` and ``"bets"`` are
+    proven delta-correct, ``"heuristic"`` is not, ``"oracle"`` is told the true means.
+    ``instance`` must have ``M = 1``; its threshold is ignored (plain best-arm
+    identification). The rewards are the first attribute's streams of ``seed``
+    (:func:`gbai.paper.rewards.pair_keys`). :func:`run_reference_deltas` runs a list of deltas at once.
+    """
+    return run_reference_deltas(instance, [delta], sampling=sampling, stopping=stopping, seed=seed, reward=reward,
+                                max_samples=max_samples)[0]
