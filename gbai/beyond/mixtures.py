@@ -170,55 +170,39 @@ def bet_above(s: float, n: float, m: float, rho) -> float:
 
 
 @njit(cache=True)
-def _lowest_above(s, n, multiplier, rho):
-    """A lower bound of ``min over m in [0, 1]`` of ``bet_above(s, n, m) + multiplier m``.
+def _lowest(s_a, n_a, multiplier, s_b, n_b, rho):
+    """A lower bound of ``min over m in [0, 1]`` of ``bet_above(s_a, n_a, m) + multiplier m + bet_below(s_b, n_b, m)``.
 
-    The function is convex, so golden-section search keeps its minimiser in a bracket
-    ``[lo, hi]``; as ``bet_above`` decreases and ``multiplier m`` increases in ``m``,
-    ``bet_above(hi) + multiplier lo`` lies below the function on the bracket, and
-    outside it the function only grows.
+    The last term is left out when ``n_b == 0``. The function is convex, so
+    golden-section search keeps its minimiser in a bracket ``[lo, hi]``; as
+    ``bet_above`` decreases and the other two terms increase in ``m``, their values
+    at ``hi`` and ``lo`` respectively bound the function from below on the bracket,
+    and outside it the function only grows. ``hi > 0`` and ``lo < 1``, so no capital
+    is evaluated where its bets are unbounded.
     """
     lo, hi = 0.0, 1.0
     c = hi - _INVERSE_GOLDEN * (hi - lo)
     d = lo + _INVERSE_GOLDEN * (hi - lo)
-    fc = bet_above(s, n, c, rho) + multiplier * c
-    fd = bet_above(s, n, d, rho) + multiplier * d
+    fc = bet_above(s_a, n_a, c, rho) + _rising(multiplier, s_b, n_b, c, rho)
+    fd = bet_above(s_a, n_a, d, rho) + _rising(multiplier, s_b, n_b, d, rho)
     for _ in range(_MEAN_STEPS):
         if fc <= fd:
             hi, d, fd = d, c, fc
             c = hi - _INVERSE_GOLDEN * (hi - lo)
-            fc = bet_above(s, n, c, rho) + multiplier * c
+            fc = bet_above(s_a, n_a, c, rho) + _rising(multiplier, s_b, n_b, c, rho)
         else:
             lo, c, fc = c, d, fd
             d = lo + _INVERSE_GOLDEN * (hi - lo)
-            fd = bet_above(s, n, d, rho) + multiplier * d
-    return bet_above(s, n, hi, rho) + multiplier * lo
+            fd = bet_above(s_a, n_a, d, rho) + _rising(multiplier, s_b, n_b, d, rho)
+    return bet_above(s_a, n_a, hi, rho) + _rising(multiplier, s_b, n_b, lo, rho)
 
 
 @njit(cache=True)
-def _lowest_pair(s_a, n_a, s_b, n_b, rho):
-    """One attribute: a lower bound of ``min over m`` of ``bet_above(s_a, n_a, m) + bet_below(s_b, n_b, m)``.
-
-    The null's infimum has ``m_a = m_b`` (a's capital falls and b's rises with the
-    mean). Convex, so golden section as in :func:`_lowest_above`, with the bound
-    ``bet_above(hi) + bet_below(lo)`` on the final bracket.
-    """
-    lo, hi = 0.0, 1.0
-    c = hi - _INVERSE_GOLDEN * (hi - lo)
-    d = lo + _INVERSE_GOLDEN * (hi - lo)
-    fc = bet_above(s_a, n_a, c, rho) + bet_above(n_b - s_b, n_b, 1.0 - c, rho)
-    fd = bet_above(s_a, n_a, d, rho) + bet_above(n_b - s_b, n_b, 1.0 - d, rho)
-    for _ in range(_MEAN_STEPS):
-        if fc <= fd:
-            hi, d, fd = d, c, fc
-            c = hi - _INVERSE_GOLDEN * (hi - lo)
-            fc = bet_above(s_a, n_a, c, rho) + bet_above(n_b - s_b, n_b, 1.0 - c, rho)
-        else:
-            lo, c, fc = c, d, fd
-            d = lo + _INVERSE_GOLDEN * (hi - lo)
-            fd = bet_above(s_a, n_a, d, rho) + bet_above(n_b - s_b, n_b, 1.0 - d, rho)
-    # hi > 0 and lo < 1: neither capital is evaluated where its bets are unbounded.
-    return bet_above(s_a, n_a, hi, rho) + bet_above(n_b - s_b, n_b, 1.0 - lo, rho)
+def _rising(multiplier, s_b, n_b, m, rho):
+    """The increasing terms of :func:`_lowest`: ``multiplier m``, or ``bet_below(s_b, n_b, m)`` (mirrored)."""
+    if n_b == 0:
+        return multiplier * m
+    return bet_above(n_b - s_b, n_b, 1.0 - m, rho)
 
 
 @njit(cache=True)
@@ -226,9 +210,9 @@ def _dual_value(sums_a, counts_a, sums_b, counts_b, multiplier, rho):
     """The Lagrangian dual of :func:`overtake_bets` at ``multiplier`` (a lower bound of it for every value)."""
     value = 0.0
     for j in range(sums_a.size):
-        value += _lowest_above(sums_a[j], counts_a[j], multiplier, rho)
+        value += _lowest(sums_a[j], counts_a[j], multiplier, 0.0, 0.0, rho)
         # min over m of (b below m) - multiplier m, mirrored: rewards 1 - x and mean 1 - m.
-        value += _lowest_above(counts_b[j] - sums_b[j], counts_b[j], multiplier, rho) - multiplier
+        value += _lowest(counts_b[j] - sums_b[j], counts_b[j], multiplier, 0.0, 0.0, rho) - multiplier
     return value
 
 
@@ -285,7 +269,8 @@ def overtake_bets(sums_a, counts_a, sums_b, counts_b, rho, screen: float) -> flo
         if total_a <= total_b and moved <= screen:  # a point of the null: the infimum is at most its sum
             return moved
     if m == 1:
-        return _lowest_pair(sums_a[0], counts_a[0], sums_b[0], counts_b[0], rho)
+        # The null's infimum has m_a = m_b: a's capital falls and b's rises with the mean.
+        return _lowest(sums_a[0], counts_a[0], 0.0, sums_b[0], counts_b[0], rho)
     total = 0.0
     for j in range(m):
         total += counts_a[j] + counts_b[j]

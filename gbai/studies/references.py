@@ -254,34 +254,32 @@ def bets_statistic(sums, counts, a, screen):
 
 
 @njit(cache=True)
+def _level(rule, k, t, delta):
+    """The level of stopping rule ``rule`` after ``t`` samples at ``delta``."""
+    if rule == _GK:
+        return gk_threshold(t, k, delta)
+    if rule == _HEURISTIC:
+        return heuristic_threshold(t, delta)
+    return math.log((k - 1) / delta)
+
+
+@njit(cache=True)
 def stopping_statistic(rule, means, sums, counts, a, t, delta):
     """``(statistic, level)`` of stopping rule ``rule`` (a code, in the order of :data:`STOPPING_RULES`)."""
     k = sums.size
+    level = _level(rule, k, t, delta)
     if rule == _KT:
-        return kt_statistic(sums, counts, a), math.log((k - 1) / delta)
+        return kt_statistic(sums, counts, a), level
     if rule == _ORACLE:
-        return oracle_statistic(means, sums / counts, counts, a), math.log((k - 1) / delta)
+        return oracle_statistic(means, sums / counts, counts, a), level
     if rule == _BETS:
-        level = math.log((k - 1) / delta)
         return bets_statistic(sums, counts.astype(np.float64), a, level), level
     mu_hat = sums / counts
     z = math.inf
     for b in range(k):
         if b != a:
             z = min(z, _pair_glr(mu_hat, counts, a, b))
-    if rule == _GK:
-        return z, gk_threshold(t, k, delta)
-    return z, heuristic_threshold(t, delta)
-
-
-@njit(cache=True)
-def _level(rule, k, t, delta):
-    """The level of stopping rule ``rule`` after ``t`` samples at ``delta`` (as :func:`stopping_statistic` gives it)."""
-    if rule == _GK:
-        return gk_threshold(t, k, delta)
-    if rule == _HEURISTIC:
-        return heuristic_threshold(t, delta)
-    return math.log((k - 1) / delta)
+    return z, level
 
 
 @njit(cache=True)
