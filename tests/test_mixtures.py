@@ -217,6 +217,29 @@ def test_overtake_bets_is_the_infimum_over_the_null(case):
         assert (screened > screen) == (value > screen)
 
 
+def test_overtake_bets_is_weak_when_one_attribute_has_most_samples():
+    # The limitation the docstring and the book page state: arm a's first attribute,
+    # just above a threshold, has most of a's samples (as Betting-GBAI's feasibility
+    # test gives it), and the other attributes a few hundred each. The data separate
+    # the arms clearly: the plug-in GLR of "b's average at least a's" is far above any
+    # rejection level, yet the two-sample bet test stays below zero, because the
+    # infimum may raise the heavy attribute's level above its mean. The direct search
+    # over the null confirms the value is the infimum, not a failure of the dual.
+    from gbai.limits.alternatives import overtake
+    from gbai.limits.divergences import BERNOULLI
+    counts_a = np.array([394058.0, 340.0, 251.0, 363.0, 252.0])
+    counts_b = np.array([203.0, 675.0, 200.0, 206.0, 197.0])
+    sums_a = np.round(counts_a * np.array([0.309, 0.653, 0.745, 0.639, 0.746]))
+    sums_b = np.round(counts_b * np.array([0.404, 0.193, 0.46, 0.379, 0.457]))
+    value = overtake_bets(sums_a, counts_a, sums_b, counts_b, bet_grid(), -math.inf)
+    means = np.vstack([sums_a / counts_a, sums_b / counts_b])
+    x, y = np.empty(5), np.empty(5)
+    glr = overtake(means, 0.0, np.vstack([counts_a, counts_b]), 0, 1, BERNOULLI, np.zeros((3, 0, 0, 0)), x, y)
+    assert glr > 50.0  # ln(K/delta) at delta = 1e-10 is about 25
+    assert value < 0.0
+    assert value >= _brute_force_overtake(sums_a, counts_a, sums_b, counts_b) - 1e-3
+
+
 # Crossing probability of the two-sample bet test under the null. If each crossing
 # had probability exactly alpha = 0.1 (Ville's bound), the count of 400 sequences
 # would be Binomial(400, 0.1); its 1 - 1e-4 quantile bounds the count with a

@@ -228,6 +228,12 @@ def overtake_bets(sums_a, counts_a, sums_b, counts_b, rho, screen: float) -> flo
     (weak duality: every ``nu`` gives a lower bound; the terms are convex, so the
     maximum is the infimum), searched by golden section over ``ln(1 + nu)``.
 
+    With several attributes it is weak when their counts are very unequal: raising
+    a heavily sampled attribute's level above its empirical mean makes its one-sided
+    capital very small, the lightly sampled ones pay little to restore the constraint,
+    and the infimum falls far below zero (book page "Proven stops for plain best-arm
+    identification", section 5). The best-arm references call it with one attribute.
+
     ``screen``: when the sum at a point of the null (each attribute's pooled mean for
     both arms, or the Gaussian projection of the empirical means) is at most
     ``screen``, that sum is returned instead, as the infimum cannot exceed it; the
