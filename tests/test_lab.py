@@ -3,12 +3,14 @@
 The tests start ``make lab``'s server (the Makefile's own command, in a scratch git
 repository holding notebooks 1 and 5, the pairing configuration and the reader's Lab
 configuration, as committed) and drive the system's Chromium with Playwright, as a
-reader would: open ``05_experiment_1.py`` and ``01_problem_setup.ipynb``, wait until
+reader would: open ``05_experiment_1.py`` and ``01_problem_setup.py``, wait until
 the kernel has answered (Lab then writes the kernel's ``language_info`` into the
 notebook), look for the unsaved mark on the tab, press Ctrl+S and ask git what
 changed; edit one Markdown cell and check that the edit reaches the ``.py`` and the
 ``.ipynb`` and nothing else; and store a notebook as a machine with another Python
-patch version would have, then open and save it here.
+patch version would have, then open and save it here. The tree is the one the README's first
+command leaves: ``make figures``' writing step has just stored each executed notebook. A
+notebook is offered in one form only, its script (two tabs of one notebook would drift apart).
 
 The browser is the ``browser`` fixture of ``conftest.py``: without one the browser
 tests skip with a one-line reason on a user's machine and fail in CI. ``GBAI_SCREENSHOTS``
@@ -32,6 +34,9 @@ import nbformat
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "notebooks" / "_tools"))
+import pipeline  # noqa: E402  (make figures' runner: its writing step prepares the tree Lab opens)
+
 NOTEBOOKS = ("01_problem_setup", "05_experiment_1")
 TOKEN = "gbai-test-token"
 # Lab, a kernel and Chromium on a shared 2-core machine: generous, but bounded.
@@ -69,6 +74,14 @@ def lab(tmp_path_factory):
     notebooks.mkdir()
     for name in [f"{stem}{suffix}" for stem in NOTEBOOKS for suffix in (".py", ".ipynb")] + ["jupytext.toml"]:
         shutil.copy2(ROOT / "notebooks" / name, notebooks / name)
+    # The tree as the README's first command leaves it: the clone an hour old, then make
+    # figures' writing step stores each executed notebook (same bytes) beside its script.
+    an_hour_ago = time.time() - 3600
+    for stem in NOTEBOOKS:
+        script = notebooks / f"{stem}.py"
+        os.utime(script, (an_hour_ago, an_hour_ago))
+        pipeline.store_pair((notebooks / f"{stem}.ipynb").read_text(encoding="utf-8"), notebooks / f"{stem}.ipynb",
+                            script)
     ignore = shutil.ignore_patterns("__pycache__")
     shutil.copytree(ROOT / "notebooks" / "_tools" / "reader_lab", notebooks / "_tools" / "reader_lab", ignore=ignore)
     shutil.copytree(ROOT / "notebooks" / "_book", notebooks / "_book", ignore=ignore)
@@ -197,7 +210,7 @@ def _open_and_save_unchanged(browser, lab, screenshots, name: str, shot: str) ->
     return state
 
 
-@pytest.mark.parametrize("name", ["05_experiment_1.py", "01_problem_setup.ipynb"])
+@pytest.mark.parametrize("name", ["05_experiment_1.py", "01_problem_setup.py"])
 def test_opening_a_notebook_marks_nothing_unsaved_and_saving_it_leaves_git_clean(browser, lab, screenshots, name):
     _open_and_save_unchanged(browser, lab, screenshots, name, Path(name).stem[:2] + Path(name).suffix.replace(".", "-"))
 
@@ -253,12 +266,57 @@ def test_saving_stays_clean_for_notebooks_stored_with_another_python_patch_versi
     path.with_suffix(".py").touch()
     _git(repository, "commit", "-q", "-am", f"notebook 1 as stored with Python {other}")
     try:
-        state = _open_and_save_unchanged(browser, lab, screenshots, "01_problem_setup.ipynb", "01-other-python")
+        state = _open_and_save_unchanged(browser, lab, screenshots, "01_problem_setup.py", "01-other-python")
         assert state["kernel"]["version"] != other
         assert nbformat.read(path, as_version=4).metadata["language_info"]["version"] == other
     finally:
         _git(repository, "reset", "-q", "--hard", "HEAD~1")
         path.with_suffix(".py").touch()
+
+
+def test_each_notebook_is_offered_in_one_form_so_no_two_tabs_drift_apart(browser, lab, screenshots):
+    # Two tabs of one notebook (the script and its executed copy) would each run a kernel
+    # and keep their own edits; saving one makes the other's next save fail ("File Changed").
+    repository, base, log = lab
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    page.set_default_timeout(TIMEOUT_MS)
+    try:
+        page.goto(f"{base}/lab?reset&token={TOKEN}")
+        listing = page.locator(".jp-DirListing-item .jp-DirListing-itemText")
+        listing.first.wait_for()
+        shown = sorted(listing.all_inner_texts())
+        for stem in NOTEBOOKS:
+            assert f"{stem}.py" in shown and f"{stem}.ipynb" not in shown, f"the file browser lists {shown}"
+    finally:
+        page.close()
+    # A link to the executed copy (a bookmark, the README's form) opens the script.
+    reader = Reader(browser, base, "01_problem_setup.ipynb")
+    try:
+        reader.page.screenshot(path=str(screenshots / "lab-01-ipynb-link.png"))
+        assert reader.page.url.split("?")[0].endswith("/lab/tree/01_problem_setup.py"), reader.page.url
+        tabs = reader.page.locator("#jp-main-dock-panel .lm-TabBar-tab").all_inner_texts()
+        assert [tab.strip() for tab in tabs] == ["01_problem_setup.py"], tabs
+        assert reader.state["status"] == "idle" and not reader.dirty()
+    finally:
+        reader.close(base)
+    # Any other way in (Lab's "Open from Path", the contents API) is refused with a message
+    # naming the script, for reading and for writing; the copy's file itself stays served.
+    model = json.loads(_request(f"{base}/api/contents/01_problem_setup.py?type=notebook&content=1")[1])
+    for method, body in (("GET", None), ("PUT", {"type": "notebook", "format": "json", "content": model["content"]})):
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            _request(f"{base}/api/contents/01_problem_setup.ipynb" + ("?type=notebook&content=1" if body is None
+                                                                          else ""), method, body)
+        assert refused.value.code == 409, method
+        assert "open 01_problem_setup.py" in refused.value.read().decode(), method
+    status, text = _request(f"{base}/api/contents/01_problem_setup.ipynb?type=file&content=1")
+    assert status == 200 and json.loads(text)["type"] == "file"
+    assert _git(repository, "status", "--porcelain") == ""
+    # The server logs the two refusals above as warnings (the module's tests that forbid
+    # any warning run before this one); nothing else.
+    refusals = ("409 GET /api/contents/01_problem_setup.ipynb", "409 PUT /api/contents/01_problem_setup.ipynb",
+                "wrote error: '01_problem_setup.ipynb is the executed copy of 01_problem_setup.py")
+    problems = [line for line in _log_problems(log) if not any(refusal in line for refusal in refusals)]
+    assert not problems, "make lab logged:\n" + "\n".join(problems)
 
 
 def test_saving_through_the_contents_api_leaves_git_clean(lab):

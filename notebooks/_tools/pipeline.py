@@ -28,7 +28,7 @@ import course
 import feedback
 from common import MissingPrerequisite, ipc_prefix, notebook_scripts
 
-__all__ = ["execute_notebook", "lab_form", "main", "merge_streams", "results_pages", "write_results"]
+__all__ = ["execute_notebook", "lab_form", "main", "merge_streams", "results_pages", "store_pair", "write_results"]
 
 KERNEL = "python3"
 
@@ -147,8 +147,26 @@ def execute_notebook(script: Path, target: Path, parameters: dict | None = None,
         for cell in result.cells:
             cell.metadata.pop("papermill", None)
             cell.metadata.pop("execution", None)
-    _replace_atomically(nbformat.writes(result) + "\n", target)
+    if paired:
+        store_pair(nbformat.writes(result) + "\n", target, script)
+    else:
+        _replace_atomically(nbformat.writes(result) + "\n", target)
     return elapsed
+
+
+def store_pair(text: str, target: Path, script: Path) -> None:
+    """Write the executed notebook ``text`` of ``script`` to ``target``, the script staying the newer file.
+
+    Jupytext's contents manager (``make lab``) warns about, and may refuse to pair, a
+    notebook that is more recent than its script by over a second: it takes the script
+    for an outdated copy. A notebook run from the script is its output, so the script's
+    time is moved up to the notebook's (content untouched), as ``jupytext --sync`` does.
+    """
+    _replace_atomically(text, target)
+    written = target.stat().st_mtime_ns
+    status = script.stat()
+    if status.st_mtime_ns < written:
+        os.utime(script, ns=(status.st_atime_ns, written))
 
 
 def lab_form(notebook):

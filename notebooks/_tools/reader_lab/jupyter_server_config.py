@@ -15,8 +15,10 @@ c.ServerApp.contents_manager_class = "reader_contents.ReaderContentsManager"
 # The file browser shows the notebooks, not the book's and the tools' folders.
 c.ContentsManager.hide_globs = ["__pycache__", "*.pyc", "*.pyo", ".DS_Store", "*~", "_book", "_tools"]
 
-# nbgrader's teacher tools belong to make course-lab, not to the reader's Lab.
+# nbgrader's teacher tools belong to make course-lab, not to the reader's Lab. A link to
+# a notebook's executed copy opens its script (reader_redirect.py).
 c.ServerApp.jpserver_extensions = {
+    "reader_redirect": True,
     "nbgrader.server_extensions.formgrader": False,
     "nbgrader.server_extensions.validate_assignment": False,
     "nbgrader.server_extensions.assignment_list": False,

@@ -13,12 +13,19 @@ not of the notebook:
   (none for the notebooks ``make figures`` stores), so a save without an edit
   rewrites the file byte for byte whatever Python the reader runs.
 
+Each notebook is offered in one form, its script: the file browser does not list the
+executed copy of a script, and the copy is not opened or saved as a notebook on its own
+(HTTP 409 naming the script; a ``/lab/tree`` link to it opens the script,
+``reader_redirect.py``). Two tabs of one notebook would each run a kernel, keep their
+own edits, and the second save would meet "File Changed".
+
 The percent scripts never hold ``language_info`` (Jupytext leaves it out of the text).
 """
 
 from __future__ import annotations
 
 import copy
+import inspect
 import json
 import logging
 import os
@@ -27,6 +34,7 @@ from pathlib import Path
 
 from jupytext import AsyncTextFileContentsManager
 from tornado.log import gen_log
+from tornado.web import HTTPError
 from tornado.websocket import WebSocketClosedError
 
 __all__ = ["QuietLogFilter", "ReaderContentsManager", "kernel_language_info", "keep_stored_language_info"]
@@ -122,8 +130,40 @@ class ReaderContentsManager(AsyncTextFileContentsManager):
             self._language_info[kernel_name] = kernel_language_info(argv)
         return copy.deepcopy(self._language_info[kernel_name])
 
+    async def _script_of(self, path: str) -> str | None:
+        """The percent script paired with the notebook ``path`` (``NN_name.ipynb``), if there is one."""
+        stem, extension = os.path.splitext(path.strip("/"))
+        if extension != ".ipynb":
+            return None
+        script = stem + ".py"
+        exists = self.file_exists(script)
+        if inspect.isawaitable(exists):
+            exists = await exists
+        return script if exists else None
+
+    @staticmethod
+    def _refused(path: str, script: str) -> HTTPError:
+        return HTTPError(409, f"{path.strip('/')} is the executed copy of {script}: open {script}, which shows the "
+                              "same notebook with its outputs (saving it writes both files)")
+
+    async def save(self, model, path=""):
+        # A tab on a copy (opened before, or by a path typed into Lab) cannot overwrite the pair.
+        script = await self._script_of(path) if model.get("type") == "notebook" else None
+        if script is not None:
+            raise self._refused(path, script)
+        return await super().save(model, path)
+
     async def get(self, path, content=True, type=None, format=None, **kwargs):
+        # One form of each notebook: the executed copy of a script is not opened on its
+        # own, where a second tab with its own kernel would drift from the script's.
+        script = await self._script_of(path) if content and type != "file" else None
+        if script is not None:
+            raise self._refused(path, script)
         model = await super().get(path, content=content, type=type, format=format, **kwargs)
+        # The file browser lists the scripts; a link to a copy opens its script (reader_redirect.py).
+        if content and model.get("type") == "directory" and model.get("content") is not None:
+            model["content"] = [entry for entry in model["content"]
+                                if entry.get("type") != "notebook" or await self._script_of(entry["path"]) is None]
         if content and model.get("type") == "notebook" and model.get("content") is not None:
             metadata = model["content"].metadata
             kernel = metadata.get("kernelspec", {}).get("name")
