@@ -6,7 +6,8 @@ those measurements:
 
 * no page is wider than the window, and nothing in a page's text runs past the window's
   edge; a wide table, equation or code block may scroll sideways inside its own box;
-* every note "The table above ..." has right above it the table it speaks of, shown;
+* every table a notebook stores is on its page, and every note "The table above ..."
+  has right above it the table it speaks of, shown;
 * every figure caption carries one number: the book's, or for a rerun of one of the
   paper's figures, the paper's number that opens the caption.
 """
@@ -16,6 +17,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import nbformat
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -138,6 +140,16 @@ def test_every_page_fits_a_phone_and_a_desktop_window(shown):
                 problems.append(f"{name} at {width} px: the page is {layout['scroll']} px wide")
             problems += [f"{name} at {width} px: {offender}" for offender in layout["offenders"][:3]]
     assert not problems, "\n".join(problems)
+
+
+def test_every_table_a_notebook_stores_is_on_its_page(book):
+    # A table dropped without a note (notebook 1's, beside a figure, was) shows only here.
+    dataframe = re.compile(r'<table[^>]*class="dataframe')
+    for notebook in sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb")):
+        stored = sum(len(dataframe.findall(output.get("data", {}).get("text/html", "")))
+                     for cell in nbformat.read(notebook, as_version=4).cells for output in cell.get("outputs", []))
+        shown = len(dataframe.findall((book / f"{notebook.stem}.html").read_text(encoding="utf-8")))
+        assert shown == stored, f"{notebook.stem}: {stored} tables stored, {shown} on the page"
 
 
 def test_every_table_note_has_its_table_right_above_it(shown):
