@@ -21,9 +21,12 @@ myst_heading_anchors = 3
 nb_execution_mode = "off"  # the pages show the outputs stored by `make figures`
 exclude_patterns = ["_build", "jupyter_execute", ".doctrees", "**.ipynb_checkpoints", "_downloads_src"]
 
-# Figures with a caption are numbered on their page ("Figure 1").
+# Figures with a caption are numbered through the book in reading order ("Figure 1"), except a
+# rerun of one of the paper's figures, whose caption opens with the paper's number for it.
 numfig = True
 numfig_format = {"figure": "Figure %s"}
+#: The anchor of such a rerun (given by notebooks/_tools/book_pages.py: paper-figure-1a).
+PAPER_FIGURE_ANCHOR = "paper-figure-"
 
 # The API page: one page per public name, from the docstrings.
 autosummary_generate = True
@@ -61,5 +64,27 @@ def _no_builtin_docstrings(app, what, name, obj, options, lines):
         lines.clear()
 
 
+def _paper_figures_keep_their_number(app, env):
+    """Take the reruns of the paper's figures out of the book's numbering and number the rest 1, 2, ...
+
+    Sphinx numbers every figure with a caption; a caption of the book carries one number,
+    so a rerun keeps the paper's (which opens its caption) and the others close up.
+    """
+    numbered = sorted((number, docname, figure)
+                      for docname, kinds in env.toc_fignumbers.items()
+                      for figure, number in kinds.get("figure", {}).items())
+    count = 0
+    for _, docname, figure in numbered:
+        figures = env.toc_fignumbers[docname]["figure"]
+        if figure.startswith(PAPER_FIGURE_ANCHOR):
+            del figures[figure]  # the HTML writer then gives its caption no number
+        else:
+            count += 1
+            figures[figure] = (count,)
+    return []
+
+
 def setup(app):
     app.connect("autodoc-process-docstring", _no_builtin_docstrings)
+    # After Sphinx has numbered the figures (its handler runs at the default priority, 500).
+    app.connect("env-get-updated", _paper_figures_keep_their_number, priority=900)

@@ -8,8 +8,10 @@ as written. On the page:
   cell tagged ``solution``, collapsed behind one "Show solution" button, and a
   written answer is collapsed behind the same button; nbgrader's markers
   (``### BEGIN SOLUTION``, hidden-test markers) and metadata are dropped;
-* a Markdown cell that starts with ``**Figure.**`` becomes the numbered caption of
-  the figure above it, and its text the figure's alt text;
+* a Markdown cell that starts with ``**Figure.**`` becomes the caption of the figure
+  above it, and its text the figure's alt text; the book numbers the figure, unless
+  the caption opens with the paper's number for it ("Figure 1a of the paper rerun",
+  anchor ``paper-figure-1a``): one number per caption;
 * "notebook N", the paper's equations, figures, theorems and Algorithm 1 become
   links (to the notebook that works the item through, or to the paper on that
   notebook's own page), and author-year citations link to the references page;
@@ -68,6 +70,10 @@ PAPER_ITEMS = [
 
 _MARKER = re.compile(r"^[ \t]*### (?:BEGIN|END) (?:SOLUTION|HIDDEN TESTS)[ \t]*\n?", re.MULTILINE)
 _CAPTION = re.compile(r"^\*\*Figure\.\*\*\s*")
+# A caption that opens with the paper's number for its figure ("Figure 1a of the paper rerun").
+_PAPER_FIGURE = re.compile(r"Figure\s+(\d+)(?:\s*\(([a-z])\)|([a-z]))?\s+of\s+the\s+paper\b")
+# The anchor of a figure that reruns one of the paper's: _book/conf.py leaves it out of the book's numbering.
+_PAPER_ANCHOR = "paper-figure-"
 # Text that must not be rewritten: fenced code, inline code, math, links and headings.
 _PROTECTED = re.compile(
     r"(```.*?```|`[^`\n]*`|\$\$.*?\$\$|\$[^$\n]+\$|!?\[[^\]\n]*\]\([^)\n]*\)|\{[\w:]+\}`[^`]*`|^#+ [^\n]*)",
@@ -200,19 +206,27 @@ def _captions(cells: list, stem: str) -> list:
         shows_image = figure is not None and any("image/png" in output.get("data", {})
                                                  for output in figure.get("outputs", []))
         if match and shows_image and "mystnb" not in figure.metadata:
-            count += 1
             caption = cell.source[match.end():].strip()
+            paper = _PAPER_FIGURE.match(caption)
+            if paper:
+                # The paper's number is the figure's one label: the book gives it no number of its own.
+                name = _PAPER_ANCHOR + "".join(part or "" for part in paper.groups())
+            else:
+                count += 1
+                name = f"fig-{stem[:2]}-{count}"
             # MyST-NB captions every output of the cell: outputs after the last image
-            # (a table the cell also shows) move to a cell of their own, without source.
+            # (a table the cell also shows) move to a cell of their own, its source hidden.
             outputs = list(figure.outputs)
             last = max(index for index, output in enumerate(outputs) if "image/png" in output.get("data", {}))
             figure.outputs = outputs[:last + 1]
-            figure.metadata["mystnb"] = {"figure": {"caption": caption, "name": f"fig-{stem[:2]}-{count}"},
+            figure.metadata["mystnb"] = {"figure": {"caption": caption, "name": name},
                                          "image": {"alt": plain_text(caption)}}
             if outputs[last + 1:]:
                 import nbformat
 
-                rest = nbformat.v4.new_code_cell("", metadata={"tags": ["remove-input"]})
+                # Not blank: MyST-NB drops a cell whose source is blank, outputs and all.
+                rest = nbformat.v4.new_code_cell("# the outputs after the figure of the cell above",
+                                                 metadata={"tags": ["remove-input"]})
                 rest.outputs = outputs[last + 1:]
                 position = next(index for index, kept in enumerate(result) if kept is figure)
                 result.insert(position + 1, rest)
