@@ -1262,13 +1262,20 @@ def test_a_time_limit_that_is_not_a_positive_number_stops_with_one_line(course):
     assert completed.stderr.count("\n") == 1 and "at least 1" in completed.stderr and completed.stdout == ""
 
 
-def test_make_passes_the_time_limit_only_when_given():
+def test_a_memory_limit_that_is_not_a_positive_number_stops_with_one_line(course):
+    completed = _pipeline("autograde", "--memory", "-1", "--output", str(course.folder), status=2)
+    assert completed.stderr == "pipeline: error: the memory limit must be a positive number of GB, got -1.0\n"
+    assert completed.stdout == ""
+
+
+def test_make_passes_the_time_and_memory_limits_only_when_given():
     if shutil.which("make") is None:
         pytest.skip("needs make")
-    for arguments, expected in (([], None), (["TIMEOUT=45"], "--timeout 45")):
-        command = subprocess.run(["make", "-n", "--no-print-directory", "-C", str(ROOT), "autograde", "STAMP=",
-                                  *arguments], capture_output=True, text=True, check=True).stdout
-        assert "pipeline.py autograde" in command and (expected in command if expected else "--timeout" not in command)
+    for option, variable, value in (("--timeout", "TIMEOUT", "45"), ("--memory", "MEMORY", "8")):
+        for arguments, expected in (([], None), ([f"{variable}={value}"], f"{option} {value}")):
+            command = subprocess.run(["make", "-n", "--no-print-directory", "-C", str(ROOT), "autograde", "STAMP=",
+                                      *arguments], capture_output=True, text=True, check=True).stdout
+            assert "pipeline.py autograde" in command and (expected in command if expected else option not in command)
 
 
 def _numbers(value) -> list[float]:

@@ -4,8 +4,9 @@
 notebook, ``release/`` the student version and ``gradebook.db`` the exercises and
 their points; submissions go in ``submitted/<student>/<assignment>/``. Grading
 works on a copy of each submission under ``.grading/submitted/`` (the file given
-the name nbgrader expects), so ``submitted/`` is never changed. Feedback pages are
-:mod:`feedback`.
+the name nbgrader expects), so ``submitted/`` is never changed, and each notebook
+runs in the sandbox of :mod:`sandbox` when bubblewrap is installed. Feedback pages
+are :mod:`feedback`.
 """
 
 from __future__ import annotations

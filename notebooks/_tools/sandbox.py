@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import math
 import os
 import shutil
 import subprocess
@@ -87,7 +88,8 @@ def confinement(course: Path, memory_gb: float = DEFAULT_MEMORY_GB) -> Confineme
 
     Raises ``ValueError`` for a memory limit that is not a positive number.
     """
-    if isinstance(memory_gb, bool) or not isinstance(memory_gb, (int, float)) or not memory_gb > 0:
+    if (isinstance(memory_gb, bool) or not isinstance(memory_gb, (int, float)) or not memory_gb > 0
+            or not math.isfinite(memory_gb)):
         raise ValueError(f"the memory limit must be a positive number of GB, got {memory_gb!r}")
     bwrap, prlimit = shutil.which("bwrap"), shutil.which("prlimit")
     if not sys.platform.startswith("linux"):
@@ -105,6 +107,9 @@ def confinement(course: Path, memory_gb: float = DEFAULT_MEMORY_GB) -> Confineme
 
     repository = Path(__file__).resolve().parents[2]
     hidden = [str(Path(course).resolve()), str(repository), str(Path.home().resolve())]
+    # A home folder of "/" (some containers) or one holding the system would hide everything.
+    hidden = [path for path in hidden if path != os.sep and not os.path.join(os.sep, "usr").startswith(
+        path.rstrip(os.sep) + os.sep)]
     # What the kernel needs from the hidden folders: Python (a pyenv one lives in the
     # home folder), the venv (in the repository) and the gbai package (an editable
     # install resolves to the repository).
