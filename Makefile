@@ -22,12 +22,17 @@ COURSE := build/assignments
 EXTRAS := notebooks,test,book,classroom,dask
 LAB_PORT ?= 8888
 LAB_ARGS ?=
-# Course selections: make autograde STUDENT=alice ASSIGNMENT=05 (several: STUDENT="alice bob").
+# Course selections: make autograde STUDENT=alice ASSIGNMENT=05 (several: STUDENT="alice bob"; an id
+# with a space quoted inside: STUDENT="'mia chen' bob"). STUDENT reaches the command as an environment
+# variable, read as a shell would split it, so the quotes survive.
 STUDENT ?=
+export STUDENT
 ASSIGNMENT ?=
-SELECTION := $(ASSIGNMENT) $(foreach student,$(STUDENT),--student $(student))
+SELECTION := $(ASSIGNMENT) $(if $(STUDENT),--students "$$STUDENT")
 # make autograde TIMEOUT=60: seconds a cell may run before grading stops it (default 300).
 TIMEOUT ?=
+# make autograde MEMORY=8: GB of memory a confined grading kernel may use (default 4).
+MEMORY ?=
 # make student-kit writes the kit here.
 KIT ?= build/student-kit.zip
 # make grade-answer STUDENT=alice ANSWER=nb05_ex1_answer SCORE=1 COMMENT="...": one written answer.
@@ -59,7 +64,7 @@ help:
 	@echo "make student-kit     build/student-kit.zip for students: the student versions, gbai as a wheel, a guide"
 	@echo "make autograde       grade $(COURSE)/submitted/<student>/<assignment>/ again -> grades.csv, grades-totals.csv"
 	@echo "                     (one student or assignment: make autograde STUDENT=alice ASSIGNMENT=05_experiment_1;"
-	@echo "                     TIMEOUT=60 stops a cell after 60 s instead of 300 s)"
+	@echo "                     TIMEOUT=60 stops a cell after 60 s instead of 300 s, MEMORY=8 lets a kernel use 8 GB)"
 	@echo "make grade-answer    list the written answers to grade; STUDENT=alice ANSWER=<cell id> SCORE=1 [COMMENT=...]"
 	@echo "                     grades one as formgrader does"
 	@echo "make feedback        HTML feedback for every graded submission (STUDENT=, ASSIGNMENT= as above)"
@@ -137,9 +142,11 @@ book: $(STAMP)
 assignments: $(STAMP)
 	$(BIN)/python notebooks/_tools/pipeline.py assignments $(ASSIGNMENT) --output $(COURSE)
 
+# Status 3 (graded, but a notebook handed in was refused or failed: listed on stderr, and in
+# grades.csv) is a finished run; make fails (status 2) only when grading could not run.
 autograde: $(STAMP)
 	$(BIN)/python notebooks/_tools/pipeline.py autograde $(SELECTION) $(if $(TIMEOUT),--timeout $(TIMEOUT)) \
-		--output $(COURSE)
+		$(if $(MEMORY),--memory $(MEMORY)) --output $(COURSE) || [ $$? = 3 ]
 
 # The comment reaches the shell as an environment variable (make exports command-line
 # variables), so quotes in it survive.

@@ -11,6 +11,7 @@ run. `make test` grades notebook 1 (about a minute); `make test-grading`
 
 import ast
 import csv
+import functools
 import html
 import io
 import json
@@ -62,9 +63,10 @@ GRADED = [script.stem for script in SCRIPTS if SELECTED == "all" or script.stem[
 STUDENTS = ("reference", "wrong", "untouched")
 
 
-def _pipeline(*arguments: str, cwd: Path = ROOT, status: int = 0) -> subprocess.CompletedProcess:
+def _pipeline(*arguments: str, cwd: Path = ROOT, status: int = 0,
+              env: dict | None = None) -> subprocess.CompletedProcess:
     completed = subprocess.run([sys.executable, str(TOOLS / "pipeline.py"), *arguments], cwd=cwd,
-                               capture_output=True, text=True)
+                               capture_output=True, text=True, env=env)
     assert completed.returncode == status, completed.stderr[-3000:]
     return completed
 
@@ -659,9 +661,19 @@ def _plain(value):
     return None
 
 
-with open({path!r}, "w") as _stream:
-    _json.dump({{_name: _plain(globals()[_name]) for _name in {names!r} if _name in globals()}}, _stream)
+print("ANSWERS " + _json.dumps({{_name: _plain(globals()[_name]) for _name in {names!r} if _name in globals()}}))
 """
+
+
+def _printed(folder: Path, student: str, name: str, marker: str):
+    """The JSON value a cell of a graded notebook printed after ``marker`` (grading kernels cannot write outside)."""
+    notebook = nbformat.read(folder / "autograded" / student / name / f"{name}.ipynb", as_version=4)
+    for cell in notebook.cells:
+        for output in cell.get("outputs", []):
+            for line in "".join(output.get("text", "")).splitlines():
+                if line.startswith(marker + " "):
+                    return json.loads(line[len(marker) + 1:])
+    raise AssertionError(f"no line {marker} in the graded notebook of {student}")
 
 
 class Course:
@@ -736,7 +748,123 @@ def _class(folder: Path, first: str) -> dict[str, dict]:
                    "lost": {wrong_exercise: "graded"}, "graded_file": expected, "edited": wrong_exercise},
         "stray": {"files": {"notes.ipynb": nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1 + 1")])},
                   "refused": "matches no assignment"},
+        # The Jupytext script of an answered notebook, not the notebook: named, counted, not graded.
+        "ivan": {"files": {f"{first}/{first}.py": jupytext.writes(source, fmt="py:percent")},
+                 "refused": "is a Python script, not a notebook"},
+        # Kills its kernel in exercise 2: that exercise is lost, the others are graded.
+        "dies": {"files": {expected: _with(source, {f"{prefix}_ex2_solution": "import os\n\nos._exit(1)"})},
+                 "lost": {2: "kernel died"}, "graded_file": expected},
+        # Correct answers, and an exercise 1 that first tries to reach outside the sandbox.
+        "hostile": {"files": {expected: _with(source, {f"{prefix}_ex1_solution": HOSTILE.format(
+                        targets=_targets(folder, first)) + _solution(source, f"{prefix}_ex1_solution")})},
+                    "lost": {}, "graded_file": expected},
+        # An id with a space, selected through make with quotes.
+        "mia chen": {"files": {expected: source}, "lost": {}, "graded_file": expected},
     }
+
+
+#: What a hostile answer tries before answering; it prints what became of each attempt as JSON
+#: (``written``, ``read``, ``connected``, ``allocated`` or the name of the error).
+HOSTILE = """\
+import json as _json
+import socket as _socket
+
+_targets = {targets!r}
+_report = {{}}
+for _path in _targets["write"]:
+    try:
+        with open(_path, "w") as _stream:
+            _stream.write("written by a student's answer")
+        _report[_path] = "written"
+    except OSError as _error:
+        _report[_path] = type(_error).__name__
+for _path in _targets["read"]:
+    try:
+        with open(_path, "rb") as _stream:
+            _stream.read(100)
+        _report[_path] = "read"
+    except OSError as _error:
+        _report[_path] = type(_error).__name__
+for _host, _port in _targets["connect"]:
+    try:
+        _socket.create_connection((_host, _port), timeout=5).close()
+        _report[f"{{_host}}:{{_port}}"] = "connected"
+    except OSError as _error:
+        _report[f"{{_host}}:{{_port}}"] = type(_error).__name__
+try:
+    import numpy as _np
+
+    _memory = _np.empty(_targets["memory"], dtype=_np.uint8)
+    _report["memory"] = "allocated"
+    del _memory
+except MemoryError as _error:
+    _report["memory"] = type(_error).__name__
+print("SANDBOX-REPORT " + _json.dumps(_report))
+
+"""
+#: Bytes the hostile answer allocates: more than the default memory limit of a grading kernel
+#: (4 GB), far less than a machine lends an unconfined process (the pages are never touched).
+HOSTILE_MEMORY = 6 * 2**30
+
+
+def _outside_address() -> str | None:
+    """This machine's address on its network (not the loopback), if it has one."""
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("192.0.2.1", 9))  # a documentation address: no packet is sent
+            address = probe.getsockname()[0]
+        except OSError:
+            return None
+    return None if address.startswith("127.") else address
+
+
+def _targets(folder: Path, first: str) -> dict:
+    """What the hostile answer tries: writes outside its folder, reads of what it must not see, connections."""
+    return {"write": [str(ROOT / "pwned-by-an-answer.txt"), str(folder / "autograded" / "pwned.txt"),
+                      str(Path.home() / "pwned-by-an-answer.txt")],
+            "read": [str(folder / "submitted" / "reference" / first / f"{first}.ipynb"),
+                     str(folder / "source" / first / f"{first}.ipynb"), str(folder / "gradebook.db"),
+                     str(NOTEBOOKS / f"{first}.py")],
+            "connect": [("127.0.0.1", listener().port)] + ([(listener().outside, listener().port)]
+                                                           if listener().outside else []),
+            "memory": HOSTILE_MEMORY}
+
+
+class _Listener:
+    """A TCP server on every address of this machine that counts the connections it accepts."""
+
+    def __init__(self):
+        import socket
+        import threading
+
+        self.server = socket.socket()
+        self.server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.server.bind(("0.0.0.0", 0))
+        self.server.listen(8)
+        self.port = self.server.getsockname()[1]
+        self.outside = _outside_address()
+        self.accepted: list = []
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self):
+        while True:
+            try:
+                connection, address = self.server.accept()
+            except OSError:
+                return
+            self.accepted.append(address)
+            connection.close()
+
+
+@functools.cache
+def listener() -> _Listener:
+    return _Listener()
+
+
+def _solution(source, cell_id: str) -> str:
+    return next(cell.source for cell in source.cells if _meta(cell).get("grade_id") == cell_id)
 
 
 def release_answers(source, release):
@@ -745,14 +873,30 @@ def release_answers(source, release):
     return _with(release, answers)
 
 
+def _path_without_bwrap(folder: Path) -> Path:
+    """A folder holding a link to every command on PATH but bwrap: a PATH of a machine without bubblewrap."""
+    for directory in reversed(os.environ["PATH"].split(os.pathsep)):
+        for command in Path(directory).glob("*") if Path(directory).is_dir() else []:
+            if command.name != "bwrap" and os.access(command, os.X_OK) and not command.is_dir():
+                (folder / command.name).unlink(missing_ok=True)
+                (folder / command.name).symlink_to(command)
+    assert shutil.which("bwrap", path=str(folder)) is None
+    return folder
+
+
 @pytest.fixture(scope="module")
 def course(tmp_path_factory):
+    from conftest import in_ci
     from course import score_table
 
+    if shutil.which("bwrap") is None:
+        # The class includes answers that try to escape: they are graded confined or not at all.
+        if in_ci():
+            pytest.fail("CI must grade the class confined, but bwrap is not installed (apt-get install bubblewrap)")
+        pytest.skip("bwrap is not installed (apt-get install bubblewrap): the class is graded confined only")
     state = Course(tmp_path_factory.mktemp("course"))
     folder = state.folder
     _pipeline("assignments", *sorted({name[:2] for name in [*GRADED, SECOND]}), "--output", str(folder))
-    answers = tmp_path_factory.mktemp("answers")
     for name in GRADED[1:]:
         source = nbformat.read(folder / "source" / name / f"{name}.ipynb", as_version=4)
         cell_id, wrong_code = WRONG_ANSWERS[name]
@@ -771,31 +915,37 @@ def course(tmp_path_factory):
     for student, plan in state.students.items():
         for relative, notebook in plan["files"].items():
             (folder / "submitted" / student / relative).parent.mkdir(parents=True, exist_ok=True)
-            nbformat.write(notebook, folder / "submitted" / student / relative)
+            if isinstance(notebook, str):
+                (folder / "submitted" / student / relative).write_text(notebook)
+            else:
+                nbformat.write(notebook, folder / "submitted" / student / relative)
     # The reference students of every graded notebook also save their answers' values.
     for name in GRADED:
         path = folder / "submitted" / "reference" / name / f"{name}.ipynb"
         reference = nbformat.read(path, as_version=4)
         names = [variable for cell in reference.cells if _meta(cell).get("solution") and cell.cell_type == "code"
                  for variable in _solution_names(cell)]
-        reference.cells.append(nbformat.v4.new_code_cell(_DUMP.format(path=str(answers / f"{name}.json"),
-                                                                      names=names)))
+        reference.cells.append(nbformat.v4.new_code_cell(_DUMP.format(names=names)))
         nbformat.write(reference, path)
     # The class's notebook with a short limit per cell (other notebooks have cells that
-    # take longer): one student is refused, status 1.
+    # take longer), confined: two students are refused, status 3.
     state.run = _streamed("autograde", state.first[:2], "--timeout", str(CLASS_TIMEOUT), "--output", str(folder),
-                          status=1)
+                          status=3)
     state.class_scores = score_table(folder)
-    # The other assignments: notebook 1's refusal is not reported, the status is 0.
+    state.hostile = _printed(folder, "hostile", state.first, "SANDBOX-REPORT")
+    state.accepted = list(listener().accepted)
+    # The other assignments, on a machine without bubblewrap (hidden from PATH): graded all
+    # the same, unconfined, and saying so. Notebook 1's refusals are not reported, the status is 0.
     others = sorted({name for _, name in _plans(state)} - {state.first})
-    state.second = _pipeline("autograde", *[name[:2] for name in others], "--output", str(folder))
+    state.second = _pipeline("autograde", *[name[:2] for name in others], "--output", str(folder),
+                             env={**os.environ, "PATH": str(_path_without_bwrap(tmp_path_factory.mktemp("bin")))})
     state.scores = score_table(folder)
     state.grades = (folder / "grades.csv").read_text()
     state.totals = (folder / "grades-totals.csv").read_text()
-    state.answers = {name: json.loads((answers / f"{name}.json").read_text()) for name in GRADED}
+    state.answers = {name: _printed(folder, "reference", name, "ANSWERS") for name in GRADED}
     # The misnamed student's folder goes; a run for the two refused students drops its rows and exits 1.
     shutil.rmtree(folder / "submitted" / "misnamed")
-    state.rerun = _pipeline("autograde", "--student", "twice", "--student", "stray", "--output", str(folder), status=1)
+    state.rerun = _pipeline("autograde", "--student", "twice", "--student", "stray", "--output", str(folder), status=3)
     state.rescores = score_table(folder)
     return state
 
@@ -875,9 +1025,10 @@ def _line(student: str, name: str, plan: dict) -> str:
         waiting = sum(row["status"] == "to grade" for row in manual)
         line += (f", written {sum(row['score'] or 0 for row in manual):g} / "
                  f"{sum(row['points'] for row in manual):g}" + (f" ({waiting} to grade)" if waiting else ""))
-    timeouts = [number for number, status in plan["lost"].items() if status == "timeout"]
-    if timeouts:
-        line += f"; timeout in exercise {', '.join(map(str, timeouts))}"
+    for kind in ("timeout", "kernel died"):
+        stopped = [number for number, status in plan["lost"].items() if status == kind]
+        if stopped:
+            line += f"; {kind} in exercise {', '.join(map(str, stopped))}"
     deleted = [row["cell"] for row in rows if row["status"] == "deleted"]
     if deleted:
         line += f"; deleted {', '.join(deleted)}"
@@ -892,8 +1043,10 @@ def test_every_line_of_the_class_run_on_the_console(course):
     first, plans = course.first, _plans(course)
     graded = sorted(student for (student, name), plan in plans.items() if name == first and "refused" not in plan)
     stdout = course.run.stdout.splitlines()
-    assert stdout[0] == f"grading {len(graded)} notebook(s), each cell stopped after {CLASS_TIMEOUT} s"
-    assert stdout[1:-2] == [_line(student, first, plans[(student, first)]) for student in graded]
+    assert stdout[0] == ("answers run confined (bubblewrap): files read-only but the notebook's own folder and a "
+                         "private /tmp, no network, memory limit 4 GB")
+    assert stdout[1] == f"grading {len(graded)} notebook(s), each cell stopped after {CLASS_TIMEOUT} s"
+    assert stdout[2:-2] == [_line(student, first, plans[(student, first)]) for student in graded]
     assert re.fullmatch(rf"graded {len(graded)} submission\(s\) in [\d.]+ s; grades per item in .*grades\.csv, "
                         rf"per student in .*grades-totals\.csv", stdout[-2]), stdout[-2]
     # The stray file could be anyone's notebook 1: counted, but not an error of this run.
@@ -902,25 +1055,30 @@ def test_every_line_of_the_class_run_on_the_console(course):
     assert all(course.run.running[:len(graded)]), course.run.running
     expected = f"{first}/{first}.ipynb"
     stderr = course.run.stderr.splitlines()
-    # Known before grading starts: the spare original, the two answered copies.
-    assert stderr[:2] == [
+    # Known before grading starts: the spare original, the script, the two answered copies.
+    assert stderr[:3] == [
         f"autograde: copies/{expected}: ignored: {first}-Copy1.ipynb is graded as copies/{expected}",
+        f"autograde: ivan/{first}/{first}.py: is a Python script, not a notebook: ask for the .ipynb file (in "
+        f"JupyterLab, right-click the notebook, Download); not graded",
         f"autograde: twice/{first}: holds several notebooks that could be {first} ({first}-Copy1.ipynb, "
         f"{first}-Copy2.ipynb): keep one, named {expected}; not graded"]
     prefix = f"nb{first[:2]}"
     edited = course.students["edited"]["edited"]
-    assert stderr[2:] == [
+    assert stderr[3:] == [
         f"autograde: copies/{first}/{first}-Copy1.ipynb: graded as copies/{expected} (name the file {first}.ipynb)",
         f"autograde: deleter/{expected}: cell {prefix}_ex2_test (exercise 2, automatic test, "
         f"{_items(first)[[item['cell'] for item in _items(first)].index(f'{prefix}_ex2_test')]['points']:g} points) "
         f"was deleted from the notebook: 0 points",
+        f"autograde: dies/{expected}: exercise 2, your answer: the kernel died while running this cell (it crashed "
+        f"or exited: exit status 1); a new kernel ran the cells before it again and grading went on "
+        f"(cell {prefix}_ex2_solution)",
         f"autograde: edited/{expected}: exercise {edited}, automatic test: edited, graded with the original",
         f"autograde: misnamed/{first}/{first}-Copy1.ipynb: graded as misnamed/{expected} "
         f"(name the file {first}.ipynb)",
         f"autograde: sleeper/{expected}: exercise 2, your answer: timed out: stopped after {CLASS_TIMEOUT} s, the time "
         f"limit per cell (cell {prefix}_ex2_solution); the cells after it ran without its results",
         f"autograde: toohigh/{first}.ipynb: graded as toohigh/{expected} (name the file {first}.ipynb)",
-        "autograde: 1 notebook(s) not graded (see above)"]
+        "autograde: 2 notebook(s) not graded (see above)"]
 
 
 def test_every_row_of_the_class_in_grades_csv(course):
@@ -946,11 +1104,19 @@ def test_every_row_of_the_class_in_grades_csv(course):
                                                           f"{CLASS_TIMEOUT} s, the time limit per cell")
     assert reasons[("deleter", f"{prefix}_ex2_test")] == ("exercise 2, automatic test: deleted from the notebook "
                                                           "handed in, not run: 0 points")
-    assert (reasons.drop([("sleeper", f"{prefix}_ex2_test"), ("deleter", f"{prefix}_ex2_test")]) == "").all()
-    # The two refused students have one row each: not graded, with the reason.
+    assert reasons[("dies", f"{prefix}_ex2_test")] == (
+        "exercise 2, your answer: the kernel died while running this cell (it crashed or exited: exit status 1); a "
+        "new kernel ran the cells before it again and grading went on")
+    assert (reasons.drop([("sleeper", f"{prefix}_ex2_test"), ("deleter", f"{prefix}_ex2_test"),
+                          ("dies", f"{prefix}_ex2_test")]) == "").all()
+    # The three refused students have one row each: not graded, with the reason.
     points = sum(item["points"] for item in _items(first))
     refused = table[table["status"] == "not graded"].to_dict("records")
     assert refused == [
+        {"student": "ivan", "assignment": first, "exercise": "", "cell": "", "kind": "", "score": "",
+         "points": f"{points:g}", "status": "not graded",
+         "reason": f"ivan/{first}/{first}.py is a Python script, not a notebook: ask for the .ipynb file (in "
+                   f"JupyterLab, right-click the notebook, Download)"},
         {"student": "stray", "assignment": "", "exercise": "", "cell": "", "kind": "", "score": "", "points": "",
          "status": "not graded",
          "reason": "stray/notes.ipynb matches no assignment (neither its exercise cells nor its name tell which)"},
@@ -1002,8 +1168,11 @@ def test_an_assignment_selection_grades_reports_and_exits_for_it_alone(course):
     graded = sorted((student, name) for student, name in plans if name != course.first)
     assert course.second.stderr == ""
     lines = course.second.stdout.splitlines()
-    assert lines[0] == f"grading {len(graded)} notebook(s), each cell stopped after {course_tools.CELL_TIMEOUT} s"
-    assert lines[1:-2] == [_line(student, name, plans[(student, name)]) for student, name in graded]
+    # Without bubblewrap (hidden from PATH) grading goes on, and says so first.
+    assert lines[0] == ("answers run UNCONFINED (bwrap not found on PATH): they can read and write whatever you "
+                        "can; install bubblewrap to confine them (see the teaching guide)")
+    assert lines[1] == f"grading {len(graded)} notebook(s), each cell stopped after {course_tools.CELL_TIMEOUT} s"
+    assert lines[2:-2] == [_line(student, name, plans[(student, name)]) for student, name in graded]
     assert lines[-2].startswith(f"graded {len(graded)} submission(s) in ") and lines[-1] == _STRAY
     class_rows = course.scores[course.scores["assignment"] == course.first].reset_index(drop=True)
     before = course.class_scores[course.class_scores["assignment"] == course.first].reset_index(drop=True)
@@ -1015,9 +1184,10 @@ def test_a_student_selection_reports_its_refused_notebooks_and_drops_removed_row
 
     first = course.first
     lines = course.rerun.stdout.splitlines()
-    assert lines[:2] == [f"removed the grades of misnamed/{first}: no longer in {course.folder / 'submitted'}",
-                         f"grading 0 notebook(s), each cell stopped after {course_tools.CELL_TIMEOUT} s"]
-    assert len(lines) == 3 and lines[2].startswith("graded 0 submission(s) in ")
+    assert lines[0].startswith("answers run confined (bubblewrap)")
+    assert lines[1:3] == [f"removed the grades of misnamed/{first}: no longer in {course.folder / 'submitted'}",
+                          f"grading 0 notebook(s), each cell stopped after {course_tools.CELL_TIMEOUT} s"]
+    assert len(lines) == 4 and lines[3].startswith("graded 0 submission(s) in ")
     assert course.rerun.stderr.splitlines() == [
         "autograde: stray/notes.ipynb: matches no assignment (neither its exercise cells nor its name tell which); "
         "not graded",
@@ -1035,6 +1205,35 @@ def test_grading_runs_quietly(course):
     # Only the lines above: no SQLAlchemy or kernel transport warnings.
     for output in (course.run.stderr, course.run.stdout, course.second.stdout, course.rerun.stderr):
         assert "Warning" not in output and "WARNING" not in output and "without encryption" not in output
+
+
+def test_answers_run_confined_and_reach_nothing_outside(course):
+    targets = _targets(course.folder, course.first)
+    report = course.hostile
+    assert set(report) == {*targets["write"], *targets["read"], *(f"{host}:{port}" for host, port in
+                                                                   targets["connect"]), "memory"}, report
+    # A write outside the notebook's folder fails or lands in an empty folder that vanishes.
+    for path in targets["write"]:
+        assert not Path(path).exists(), f"an answer wrote {path}"
+    # Another student's notebook, the instructor's version, the gradebook, the repository's solutions.
+    for path in targets["read"]:
+        assert Path(path).exists() and report[path] == "FileNotFoundError", (path, report[path])
+    # No connection leaves the sandbox, to this machine or elsewhere; the listener saw nobody.
+    for host, port in targets["connect"]:
+        assert report[f"{host}:{port}"] != "connected", (host, report)
+    assert course.accepted == []
+    # More memory than the limit: the allocation fails in the cell.
+    assert report["memory"] == "MemoryError"
+    # And still, the answer after the attempts is graded as any other.
+    rows = course.class_scores[course.class_scores["student"] == "hostile"]
+    assert (rows[rows["kind"] == "auto"]["score"] == rows[rows["kind"] == "auto"]["points"]).all()
+
+
+def test_a_dying_kernel_costs_the_exercise_it_died_in(course):
+    rows = course.class_scores[(course.class_scores["student"] == "dies") & (course.class_scores["kind"] == "auto")]
+    lost = rows[rows["score"] < rows["points"]]
+    assert list(lost["exercise"]) == [2] and list(lost["status"]) == ["kernel died"]
+    assert (rows[rows["exercise"] != 2]["status"] == "graded").all() and len(rows) == 3
 
 
 def test_reference_solutions_get_full_marks_and_await_the_written_grades(course):
@@ -1066,13 +1265,20 @@ def test_a_time_limit_that_is_not_a_positive_number_stops_with_one_line(course):
     assert completed.stderr.count("\n") == 1 and "at least 1" in completed.stderr and completed.stdout == ""
 
 
-def test_make_passes_the_time_limit_only_when_given():
+def test_a_memory_limit_that_is_not_a_positive_number_stops_with_one_line(course):
+    completed = _pipeline("autograde", "--memory", "-1", "--output", str(course.folder), status=2)
+    assert completed.stderr == "pipeline: error: the memory limit must be a positive number of GB, got -1.0\n"
+    assert completed.stdout == ""
+
+
+def test_make_passes_the_time_and_memory_limits_only_when_given():
     if shutil.which("make") is None:
         pytest.skip("needs make")
-    for arguments, expected in (([], None), (["TIMEOUT=45"], "--timeout 45")):
-        command = subprocess.run(["make", "-n", "--no-print-directory", "-C", str(ROOT), "autograde", "STAMP=",
-                                  *arguments], capture_output=True, text=True, check=True).stdout
-        assert "pipeline.py autograde" in command and (expected in command if expected else "--timeout" not in command)
+    for option, variable, value in (("--timeout", "TIMEOUT", "45"), ("--memory", "MEMORY", "8")):
+        for arguments, expected in (([], None), ([f"{variable}={value}"], f"{option} {value}")):
+            command = subprocess.run(["make", "-n", "--no-print-directory", "-C", str(ROOT), "autograde", "STAMP=",
+                                      *arguments], capture_output=True, text=True, check=True).stdout
+            assert "pipeline.py autograde" in command and (expected in command if expected else option not in command)
 
 
 def _numbers(value) -> list[float]:
@@ -1185,8 +1391,14 @@ def test_every_feedback_summary_of_the_class(course, feedback):
     first, prefix = course.first, f"nb{course.first[:2]}"
     for student, plan in course.students.items():
         page = feedback / student / first / f"{first}.html"
-        if "refused" in plan or student == "misnamed":  # misnamed's folder was removed since
+        if student == "misnamed":  # its folder was removed since
             assert not page.exists(), student
+            continue
+        if "refused" in plan:  # a page saying why, and what to do
+            if plan["refused"].startswith("matches no"):
+                page = feedback / student / "not-graded" / "not-graded.html"
+            text = html.unescape(re.sub(r"<[^>]+>", "", page.read_text()))
+            assert plan["refused"] in text and "was not graded" in text and "What to do:" in text, student
             continue
         summary = _summary(page.read_text())
         rows = _expected_rows(student, first, plan)
@@ -1195,7 +1407,9 @@ def test_every_feedback_summary_of_the_class(course, feedback):
         notices = {"sleeper": [f"Exercise 2, your answer: timed out: stopped after {CLASS_TIMEOUT} s, the time "
                                f"limit per cell"],
                    "deleter": ["Exercise 2, automatic test: deleted from the notebook handed in, not run: 0 points"],
-                   "edited": [f"Exercise {plan.get('edited')}, automatic test: edited, graded with the original"]}
+                   "edited": [f"Exercise {plan.get('edited')}, automatic test: edited, graded with the original"],
+                   "dies": ["Exercise 2, your answer: the kernel died while running this cell (it crashed or exited: "
+                            "exit status 1); a new kernel ran the cells before it again and grading went on"]}
         assert summary["notices"] == notices.get(student, []), student
         assert list(summary["items"]) == [row["cell"] for row in rows], student
         for row in rows:
@@ -1210,6 +1424,9 @@ def test_every_feedback_summary_of_the_class(course, feedback):
                 assert not failure, (student, row["cell"], failure)
             elif row["status"] == "timeout":
                 assert failure.startswith(f"exercise 2, your answer: timed out: stopped after {CLASS_TIMEOUT} s") \
+                    and "NameError" in failure, failure
+            elif row["status"] == "kernel died":
+                assert failure.startswith("exercise 2, your answer: the kernel died while running this cell") \
                     and "NameError" in failure, failure
             elif row["status"] == "deleted":
                 assert failure == "deleted from the notebook you handed in, so it did not run", failure
@@ -1323,6 +1540,12 @@ def formgrader(course, tmp_path_factory):
             with urllib.request.urlopen(request, timeout=60) as response:
                 return json.loads(response.read())
 
+        def get(path: str):
+            request = urllib.request.Request(f"{base}{path}", headers={"Authorization": f"token {token}"})
+            with urllib.request.urlopen(request, timeout=60) as response:
+                return json.loads(response.read())
+
+        put.get = get
         yield put
     finally:
         server.terminate()
@@ -1388,6 +1611,33 @@ def test_a_written_answer_graded_by_make_is_stored_as_formgrader_stores_it(cours
         failed = _make("grade-answer", f"ANSWER={answer}", *student, *arguments, folder=folder, status=2)
         assert failed.stderr.count("pipeline: error:") == 1, failed.stderr
     assert _records(folder, answer, first, "untouched")[0]["manual_score"] is None
+
+
+def test_formgrader_names_each_student_and_totals_as_the_tables(course, formgrader):
+    import pandas as pd
+
+    students = {student["id"]: student for student in formgrader.get("/formgrader/api/students")}
+    totals = pd.read_csv(course.folder / "grades-totals.csv").set_index("student")
+    assert set(students) == set(totals.index)
+    for student, total in totals.iterrows():
+        shown = students[student]
+        assert (shown["last_name"], shown["first_name"]) == (student, ""), shown
+        assert (shown["score"], shown["max_score"]) == (total["score"], total["points"]), (student, shown)
+
+
+def test_make_selects_an_id_with_a_space_and_tells_refusals_from_a_bad_selection(course):
+    if shutil.which("make") is None:
+        pytest.skip("needs make")
+    folder = course.folder
+    # Quoted inside STUDENT, "mia chen" is one student.
+    done = _make("feedback", "STUDENT='mia chen' reference", f"ASSIGNMENT={course.first}", folder=folder)
+    assert f"\n2 feedback page(s) under {folder / 'feedback'} (" in done.stdout, done.stdout
+    # Only refused notebooks: grading ran, make succeeds (the script's status is 3); a selection
+    # that matches nothing stops make (status 2) with one line.
+    refused = _make("autograde", "STUDENT=twice ivan", folder=folder)
+    assert refused.stderr.splitlines()[-1] == "autograde: 2 notebook(s) not graded (see above)"
+    wrong = _make("autograde", "STUDENT=mia", folder=folder, status=2)
+    assert wrong.stderr.count("pipeline: error: no submission of mia in ") == 1
 
 
 def test_make_test_grading_leaves_out_exactly_the_tests_that_build_the_book():

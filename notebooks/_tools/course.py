@@ -4,8 +4,9 @@
 notebook, ``release/`` the student version and ``gradebook.db`` the exercises and
 their points; submissions go in ``submitted/<student>/<assignment>/``. Grading
 works on a copy of each submission under ``.grading/submitted/`` (the file given
-the name nbgrader expects), so ``submitted/`` is never changed. Feedback pages are
-:mod:`feedback`.
+the name nbgrader expects), so ``submitted/`` is never changed, and each notebook
+runs in the sandbox of :mod:`sandbox` when bubblewrap is installed. Feedback pages
+are :mod:`feedback`.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from common import ipc_prefix, notebook_scripts, require
+from sandbox import DEFAULT_MEMORY_GB, KERNEL_DIED, Confinement, confinement, grading_execute
 from submissions import Problem, Submission, find_submissions, notebook_cell_ids
 
 __all__ = ["CellIssue", "GradingReport", "NotGraded", "answers_to_grade", "autograde", "cell_issues", "export_grades",
@@ -51,6 +53,8 @@ c.Execute.timeout = {CELL_TIMEOUT}
 # an absolute path, since a kernel runs in its notebook's folder.
 c.KernelManager.transport = "ipc"
 c.KernelManager.ip = "/tmp/gbai-nbgrader-kernel"
+# Grading from formgrader's buttons runs answers unconfined: grade with `make autograde`,
+# which runs each notebook in a bubblewrap sandbox.
 """
 
 _HEADER = """\
@@ -113,7 +117,10 @@ def quiet():
         yield
 
 
-def _config(course: Path, submitted: Path | None = None, timeout: int = CELL_TIMEOUT):
+def _config(course: Path, submitted: Path | None = None, timeout: int = CELL_TIMEOUT,
+            sandbox: Confinement | None = None):
+    from nbgrader.converters import Autograde
+    from nbgrader.preprocessors import Execute
     from traitlets.config import Config
 
     config = Config()
@@ -129,14 +136,21 @@ def _config(course: Path, submitted: Path | None = None, timeout: int = CELL_TIM
                                        "traceback": [f"{TIMEOUT_ERROR}: {stopped}"]}
     config.KernelManager.transport = "ipc"
     config.KernelManager.ip = ipc_prefix()
+    # Grading runs each notebook with the preprocessor of sandbox.py: confined, and
+    # going on after a kernel that dies.
+    preprocessors = Autograde.class_traits()["autograde_preprocessors"].default()
+    config.Autograde.autograde_preprocessors = [grading_execute() if step is Execute else step
+                                                for step in preprocessors]
+    config.GradingExecute.sandbox = sandbox
     return config
 
 
-def _api(course: Path, submitted: Path | None = None, timeout: int = CELL_TIMEOUT):
+def _api(course: Path, submitted: Path | None = None, timeout: int = CELL_TIMEOUT,
+         sandbox: Confinement | None = None):
     from nbgrader.apps import NbGraderAPI
     from nbgrader.coursedir import CourseDirectory
 
-    config = _config(course, submitted, timeout)
+    config = _config(course, submitted, timeout, sandbox)
     return NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
 
 
@@ -275,7 +289,8 @@ def _describe(cell, index: int) -> str:
 class CellIssue:
     """A cell of a graded notebook that did not count as usual.
 
-    ``kind`` is ``timeout`` (stopped at the time limit per cell), ``deleted`` (a graded
+    ``kind`` is ``timeout`` (stopped at the time limit per cell), ``kernel died`` (the
+    kernel died in it: grading went on in a new kernel), ``deleted`` (a graded
     or read-only cell missing from the notebook handed in; a graded one scores 0) or
     ``edited`` (a read-only cell changed by the student: graded with the original).
     ``cell`` is the nbgrader id (``cell N`` for a plain cell), ``where`` names it for
@@ -319,17 +334,19 @@ def cell_issues(course: Path, student: str, assignment: str) -> list[CellIssue]:
     issues = []
     for index, cell in enumerate(graded.cells):
         stops = [output for output in cell.get("outputs", [])
-                 if output.get("output_type") == "error" and output.get("ename") == TIMEOUT_ERROR]
+                 if output.get("output_type") == "error" and output.get("ename") in (TIMEOUT_ERROR, KERNEL_DIED)]
         if not stops:
             continue
         exercise = _exercise(cell)
         if exercise is None:
             exercise = next((_exercise(later) for later in graded.cells[index + 1:] if _exercise(later)), None)
         where = _describe(cell, index)
-        # nbgrader's own message (a notebook graded outside make autograde) names no limit.
-        stopped = stops[0].get("evalue") or "timed out: stopped at the time limit per cell"
-        issues.append(CellIssue("timeout", _meta(cell).get("grade_id") or f"cell {index + 1}", where, exercise,
-                                f"{where}: {stopped}"))
+        if stops[0]["ename"] == KERNEL_DIED:
+            kind, what = "kernel died", stops[0].get("evalue")
+        else:  # nbgrader's own message (a notebook graded outside make autograde) names no limit
+            kind, what = "timeout", stops[0].get("evalue") or "timed out: stopped at the time limit per cell"
+        issues.append(CellIssue(kind, _meta(cell).get("grade_id") or f"cell {index + 1}", where, exercise,
+                                f"{where}: {what}"))
     present = {_meta(cell).get("grade_id") for cell in graded.cells}
     for index, cell in enumerate(source.cells):
         meta = _meta(cell)
@@ -358,6 +375,8 @@ def cell_issues(course: Path, student: str, assignment: str) -> list[CellIssue]:
 class GradingReport:
     """What one ``autograde`` run did, for what it selected."""
 
+    #: How the kernels ran: confined or not.
+    sandbox: Confinement | None = None
     #: The submissions selected for grading, in the order they are graded.
     todo: list[Submission] = field(default_factory=list)
     graded: list[Submission] = field(default_factory=list)
@@ -439,8 +458,15 @@ def _forget(course: Path, gradebook, student: str, assignment: str) -> None:
             path.parent.rmdir()
 
 
-def _prune(course: Path, present: set[tuple[str, str]]) -> list[tuple[str, str]]:
-    """Forget every graded submission whose notebook is no longer handed in; drop students left with none."""
+def _prune(course: Path, present: set[tuple[str, str]], students: set[str]) -> list[tuple[str, str]]:
+    """Forget every graded submission whose notebook is no longer handed in, and keep ``students`` (those
+    with a folder in ``submitted/``) as the gradebook's students; returns the forgotten (student, assignment).
+
+    A student who handed in only refused files stays, with no submission, so formgrader
+    shows the same total as ``grades-totals.csv`` (0 of the course's points). Formgrader
+    names students "last name, first name": one without names gets the id as last
+    name, so its list does not read "None, None".
+    """
     removed = []
     with _gradebook(course) as gradebook:
         for assignment in gradebook.assignments:
@@ -451,8 +477,12 @@ def _prune(course: Path, present: set[tuple[str, str]]) -> list[tuple[str, str]]
         for student, assignment in removed:
             _forget(course, gradebook, student, assignment)
         for student in list(gradebook.students):
-            if not student.submissions:
+            if not student.submissions and student.id not in students:
                 gradebook.remove_student(student.id)
+        for student in sorted(students):
+            record = gradebook.update_or_create_student(student)
+            if record.first_name is None and record.last_name is None:
+                gradebook.update_or_create_student(student, last_name=student, first_name="")
     return sorted(removed)
 
 
@@ -511,7 +541,8 @@ def not_graded(course: Path) -> list[NotGraded]:
 
 
 def autograde(course: Path, assignments: list[str] | None = None, students: list[str] | None = None,
-              timeout: int = CELL_TIMEOUT, on_start: Callable[[GradingReport], None] | None = None,
+              timeout: int = CELL_TIMEOUT, memory_gb: float = DEFAULT_MEMORY_GB,
+              on_start: Callable[[GradingReport], None] | None = None,
               on_graded: Callable[[GradingReport, Submission], None] | None = None) -> GradingReport:
     """Autograde the submissions under ``submitted/``, then write ``grades.csv`` and ``grades-totals.csv``.
 
@@ -519,7 +550,10 @@ def autograde(course: Path, assignments: list[str] | None = None, students: list
     and reported; by default everything is graded again. Each notebook runs from top
     to bottom in nbgrader's kernel with the locked cells (parameters, tests with
     their hidden part) restored from the gradebook; a cell still running after
-    ``timeout`` seconds is stopped. A notebook under another name than
+    ``timeout`` seconds is stopped. The kernel runs in a sandbox (:mod:`sandbox`)
+    with an address space of ``memory_gb`` GB when bubblewrap is available, else
+    unconfined (``report.sandbox`` says which); a kernel that dies costs the cell it
+    died in, and the rest is graded in a new one. A notebook under another name than
     ``<assignment>.ipynb`` is graded as that assignment's when it matches one
     unambiguously; other files are reported and left out, and one submission that
     nbgrader cannot grade does not stop the others. Grades of submissions that are
@@ -535,6 +569,7 @@ def autograde(course: Path, assignments: list[str] | None = None, students: list
     if not (course / "gradebook.db").exists():
         raise FileNotFoundError(f"no gradebook in {course}: run `make assignments` first")
     _grading_environment(course)
+    sandbox = confinement(course, memory_gb)
     with quiet():
         cells = _assignment_cells(course)
         found, problems = find_submissions(course / "submitted", cells)
@@ -546,7 +581,7 @@ def autograde(course: Path, assignments: list[str] | None = None, students: list
             # Nothing handed in at all (or the wrong folder): keep every grade the gradebook holds.
             raise FileNotFoundError(f"nothing to grade: put each student's notebook at "
                                     f"{course}/submitted/<student>/<assignment>/<assignment>.ipynb")
-        report = GradingReport()
+        report = GradingReport(sandbox=sandbox)
         for problem in problems:
             if students and problem.student not in chosen_students:
                 continue
@@ -555,7 +590,8 @@ def autograde(course: Path, assignments: list[str] | None = None, students: list
                     report.unattributed += 1
                 continue
             report.problems.append(problem)
-        report.removed = _prune(course, {(submission.student, submission.assignment) for submission in found})
+        report.removed = _prune(course, {(submission.student, submission.assignment) for submission in found},
+                                set(handed_in))
         report.todo = [submission for submission in found
                        if submission.student in chosen_students and submission.assignment in chosen_assignments]
         if not report.todo and not report.problems and (students or assignments):
@@ -563,7 +599,7 @@ def autograde(course: Path, assignments: list[str] | None = None, students: list
         if on_start is not None:
             on_start(report)
         staging = course / ".grading" / "submitted"
-        api = _api(course, staging, timeout)
+        api = _api(course, staging, timeout, sandbox)
         try:
             for submission in report.todo:
                 _stage(submission, staging)
@@ -681,7 +717,7 @@ def _submission_rows(course: Path, assignment: str, submission) -> list[dict]:
     deleted = {issue.cell: issue for issue in issues if issue.kind == "deleted"}
     stopped: dict[int, CellIssue] = {}
     for issue in issues:
-        if issue.kind == "timeout" and issue.exercise is not None:
+        if issue.kind in ("timeout", "kernel died") and issue.exercise is not None:
             stopped.setdefault(issue.exercise, issue)
     rows = []
     for notebook in submission.notebooks:
@@ -697,7 +733,7 @@ def _submission_rows(course: Path, assignment: str, submission) -> list[dict]:
             elif manual and grade.manual_score is None:
                 status, score = "no answer", float(grade.score)
             elif not manual and grade.manual_score is None and exercise in stopped:
-                status, score, reason = "timeout", float(grade.score), stopped[exercise].reason
+                status, score, reason = stopped[exercise].kind, float(grade.score), stopped[exercise].reason
             else:
                 status, score = "graded", float(grade.score)
             rows.append({"student": submission.student.id, "assignment": assignment, "exercise": exercise,
@@ -734,7 +770,8 @@ def score_table(course: Path):
     the nbgrader cell id, ``kind`` ``auto`` (a test cell) or ``manual`` (a written
     answer), and ``status`` ``graded``, ``to grade`` (a written answer awaiting the
     teacher: its score is empty), ``no answer`` (left as handed out: 0 points),
-    ``timeout`` (a cell of the exercise was stopped at the time limit), ``deleted``
+    ``timeout`` (a cell of the exercise was stopped at the time limit), ``kernel died``
+    (the kernel died in a cell of the exercise), ``deleted``
     (the graded cell is missing from the notebook: 0 points) or ``not graded`` (the
     notebook was refused or nbgrader failed: no score, the points it would carry).
     ``reason`` says why for the last three.

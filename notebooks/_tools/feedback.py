@@ -18,7 +18,7 @@ from pathlib import Path
 import course as course_tools
 from common import MissingPrerequisite, require
 
-__all__ = ["generate_feedback", "pending_answers"]
+__all__ = ["generate_feedback", "not_graded_page", "pending_answers"]
 
 TEMPLATES = Path(__file__).resolve().parent / "feedback_template"
 #: What a feedback page needs from MathJax 3's es5 build: the TeX input with every
@@ -92,7 +92,8 @@ def _preprocessors(course: Path):
 
     class MarkIssues(NbGraderPreprocessor):
         """Put back a stand-in for each deleted graded cell, mark the items of an exercise with a
-        cell stopped at the time limit, and list both at the top of the page (timeouts first)."""
+        cell stopped at the time limit or killed with its kernel, and list them at the top of the
+        page (those first)."""
 
         def preprocess(self, nb, resources):
             student, assignment = resources["nbgrader"]["student"], resources["nbgrader"]["assignment"]
@@ -106,12 +107,13 @@ def _preprocessors(course: Path):
                 before = next((present.index(grade_id) for grade_id in reversed(ids[:position])
                                if grade_id and grade_id in present), -1)
                 nb.cells.insert(before + 1, _placeholder(source.cells[position]))
-            for issue in (issue for issue in issues if issue.kind == "timeout" and issue.exercise is not None):
+            for issue in (issue for issue in issues
+                          if issue.kind in ("timeout", "kernel died") and issue.exercise is not None):
                 for cell in nb.cells:
                     meta = cell.metadata.get("nbgrader", {})
                     if meta.get("grade") and cell.cell_type == "code" and course_tools._exercise(cell) == issue.exercise:
                         meta.setdefault("gbai_notes", []).append(issue.reason)
-            order = {"timeout": 0, "deleted": 1, "edited": 2}
+            order = {"kernel died": 0, "timeout": 0, "deleted": 1, "edited": 2}
             resources["gbai_notices"] = [issue.reason for issue in sorted(issues, key=lambda item: order[item.kind])]
             return nb, resources
 
@@ -137,9 +139,56 @@ def pending_answers(course: Path, submissions: list[tuple[str, str]]) -> int:
     return int((mine["status"] == "to grade").sum())
 
 
+#: What a student whose notebook was refused should do, by the start of the reason.
+_ADVICE = {
+    "holds several notebooks": "Keep only the notebook you want graded, under the name {expected}, and hand it in "
+                               "again.",
+    "is a Python script": "Hand in the notebook itself, the .ipynb file (in JupyterLab, right-click it in the file "
+                          "browser and choose Download), named {expected}.",
+    "matches no assignment": "This file is not one of the course's notebooks (or its cells lost their grading "
+                             "marks, for instance when copied into a new notebook): hand in the notebook you were "
+                             "given, with your answers in it.",
+    "is not a readable notebook": "The file is damaged or is not a notebook: open it in JupyterLab to check, save "
+                                  "it, and hand it in again as {expected}.",
+    "holds the exercises of": "This is the notebook of another assignment: hand in {expected}.",
+    "lies directly in": "Hand it in again as {expected}.",
+    "not graded, nbgrader failed": "Grading failed for a reason on your teacher's side; your teacher will grade "
+                                   "it again, nothing to do for now.",
+}
+
+
+def not_graded_page(course: Path, item) -> Path:
+    """Write the feedback page of a notebook handed in but not graded (a ``course.NotGraded``): why, and what to do.
+
+    It goes where the graded page would, ``feedback/<student>/<assignment>/<assignment>.html``
+    (``not-graded/not-graded.html`` when no assignment claims the file).
+    """
+    import html
+
+    name = item.assignment or "not-graded"
+    expected = f"{item.assignment}.ipynb" if item.assignment else "the notebook's own name, NN_name.ipynb"
+    advice = next((text for start, text in _ADVICE.items() if item.reason.startswith(start)),
+                  "Hand in the notebook again as {expected}.").format(expected=expected)
+    shown = course_tools._shown(course, item.path)
+    why = item.reason.removeprefix("not graded, ") if item.reason.startswith("not graded") else f"it {item.reason}"
+    title = f"{item.assignment or 'A file you handed in'}: not graded"
+    page = course / "feedback" / item.student / name / f"{name}.html"
+    page.parent.mkdir(parents=True, exist_ok=True)
+    page.write_text(
+        f"<!DOCTYPE html>\n<html lang=\"en\">\n<head><meta charset=\"utf-8\"><title>{html.escape(title)}</title>"
+        f"</head>\n<body>\n<h1>{html.escape(title)}</h1>\n"
+        f"<p><strong>Your file <code>{html.escape(shown)}</code> was not graded</strong>: {html.escape(why)}.</p>\n"
+        f"<p><strong>What to do:</strong> {html.escape(advice)}</p>\n"
+        f"<p>Nothing of this file counts until it is graded.</p>\n</body>\n</html>\n", encoding="utf-8")
+    return page
+
+
 def generate_feedback(course: Path, assignments: list[str] | None = None,
                       students: list[str] | None = None) -> list[Path]:
-    """Write the feedback page of every autograded submission (or the selected ones); returns the pages."""
+    """Write the feedback page of every autograded submission (or the selected ones); returns the pages.
+
+    A notebook handed in but not graded gets a page too, saying why and what to do.
+    """
     require({"nbgrader": "nbgrader"}, "classroom", "make feedback")
     import nbgrader
     from nbgrader.converters import GenerateFeedback
@@ -148,12 +197,19 @@ def generate_feedback(course: Path, assignments: list[str] | None = None,
 
     course = course.resolve()
     graded = sorted((path.parent.name, path.name) for path in (course / "autograded").glob("*/*") if path.is_dir())
-    if not graded:
+    refused = course_tools.not_graded(course) if (course / "gradebook.db").exists() else []
+    if not graded and not refused:
         raise FileNotFoundError(f"nothing autograded in {course}: run `make autograde` first")
-    chosen_assignments = course_tools.select(assignments, sorted({a for _, a in graded}), "graded assignment")
-    chosen_students = course_tools.select_students(students, sorted({s for s, _ in graded}), course / "autograded")
+    chosen_assignments = course_tools.select(assignments, sorted({a for _, a in graded} |
+                                                                 {item.assignment for item in refused
+                                                                  if item.assignment}), "graded assignment")
+    chosen_students = course_tools.select_students(students, sorted({s for s, _ in graded} |
+                                                                    {item.student for item in refused}),
+                                                   course / "autograded")
     todo = [(s, a) for s, a in graded if s in chosen_students and a in chosen_assignments]
-    if not todo:
+    refused = [item for item in refused if item.student in chosen_students
+               and (item.assignment in chosen_assignments or (item.assignment is None and not assignments))]
+    if not todo and not refused:
         raise FileNotFoundError("nothing autograded matches the selection")
     _mathjax_folder()
     course_tools._grading_environment(course)
@@ -180,4 +236,7 @@ def generate_feedback(course: Path, assignments: list[str] | None = None,
             folder = course / "feedback" / student / assignment
             _install_mathjax(course, folder)
             pages.extend(sorted(folder.glob("*.html")))
+    for student in chosen_students:  # a page for files no assignment claims is rewritten from scratch
+        shutil.rmtree(course / "feedback" / student / "not-graded", ignore_errors=True)
+    pages += [not_graded_page(course, item) for item in refused]
     return pages

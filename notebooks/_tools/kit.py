@@ -35,8 +35,21 @@ __all__ = ["FOLDER", "build_wheel", "make_student_kit", "student_guide"]
 ROOT = Path(__file__).resolve().parents[2]
 #: The folder the archive unpacks to.
 FOLDER = "gbai-student-kit"
-#: Zip entries get this date (the earliest a zip can store) so the same sources give the same archive.
-_DATE = (1980, 1, 1, 0, 0, 0)
+
+
+def _date() -> tuple[int, int, int, int, int, int]:
+    """The date of every zip entry: that of the commit the kit is built from (UTC).
+
+    One commit gives one archive, byte for byte, and the student's file browser shows
+    a real date (a zip's earliest, 1980, read "modified 46 years ago"). ``SOURCE_DATE_EPOCH``
+    overrides it; outside a git checkout it is the time of the build.
+    """
+    stamp = os.environ.get("SOURCE_DATE_EPOCH")
+    if not stamp and shutil.which("git"):
+        found = subprocess.run(["git", "-C", str(ROOT), "log", "-1", "--format=%ct"], capture_output=True, text=True)
+        stamp = found.stdout.strip() if found.returncode == 0 else None
+    seconds = int(stamp) if stamp and stamp.isdigit() else int(time.time())
+    return time.gmtime(seconds)[:6]
 
 _GUIDE = """\
 # gbai: the notebooks of the course
@@ -137,8 +150,8 @@ def build_wheel(output: Path, description: str) -> Path:
     return wheels[0]
 
 
-def _add(archive: zipfile.ZipFile, name: str, data: bytes) -> None:
-    info = zipfile.ZipInfo(f"{FOLDER}/{name}", date_time=_DATE)
+def _add(archive: zipfile.ZipFile, name: str, data: bytes, date: tuple[int, ...]) -> None:
+    info = zipfile.ZipInfo(f"{FOLDER}/{name}", date_time=date)
     info.compress_type = zipfile.ZIP_DEFLATED
     info.external_attr = 0o644 << 16
     archive.writestr(info, data)
@@ -175,11 +188,12 @@ def make_student_kit(notebooks: Path, course: Path, output: Path) -> Path:
         if wheel.name not in guide:
             raise RuntimeError(f"the guide names another wheel than {wheel.name}")
         partial = output.with_name(f".{output.name}.partial")
+        date = _date()
         with zipfile.ZipFile(partial, "w") as archive:
-            _add(archive, "README.md", guide.encode())
-            _add(archive, wheel.name, wheel.read_bytes())
+            _add(archive, "README.md", guide.encode(), date)
+            _add(archive, wheel.name, wheel.read_bytes(), date)
             for path in released:
-                _add(archive, f"notebooks/{path.name}", path.read_bytes())
+                _add(archive, f"notebooks/{path.name}", path.read_bytes(), date)
         os.replace(partial, output)
     return output
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import functools
 import os
+import shlex
 import sys
 import tempfile
 import time
@@ -31,6 +32,10 @@ from common import MissingPrerequisite, ipc_prefix, notebook_scripts
 __all__ = ["execute_notebook", "lab_form", "main", "merge_streams", "results_pages", "store_pair", "write_results"]
 
 KERNEL = "python3"
+#: The exit status of ``autograde`` when it graded what it could but some notebook handed
+#: in was not graded (2 is a command that could not run at all: a selection that matches
+#: nothing, no gradebook; 1 a tool that failed).
+NOT_ALL_GRADED = 3
 
 
 def _replace_atomically(text: str, target: Path) -> None:
@@ -279,6 +284,7 @@ def _autograde(args: argparse.Namespace, course, folder: Path, start: float) -> 
         print(f"autograde: {text}", file=sys.stderr, flush=True)
 
     def started(report) -> None:
+        print(report.sandbox.describe(), flush=True)
         for problem in report.problems:
             warn(f"{shown(problem.path)}: {problem.reason}" + ("" if problem.spare else "; not graded"))
         for student, assignment in report.removed:
@@ -294,9 +300,10 @@ def _autograde(args: argparse.Namespace, course, folder: Path, start: float) -> 
             warn(f"{shown(submission.path)}: {submission.note} (name the file {submission.assignment}.ipynb)")
         issues = report.issues.get((submission.student, submission.assignment), [])
         line = _grading_line(course, folder, submission.student, submission.assignment)
-        stopped = sorted({issue.exercise for issue in issues if issue.kind == "timeout" and issue.exercise})
-        if any(issue.kind == "timeout" for issue in issues):
-            line += "; timeout" + (f" in exercise {', '.join(map(str, stopped))}" if stopped else "")
+        for kind in ("timeout", "kernel died"):
+            stopped = sorted({issue.exercise for issue in issues if issue.kind == kind and issue.exercise})
+            if any(issue.kind == kind for issue in issues):
+                line += f"; {kind}" + (f" in exercise {', '.join(map(str, stopped))}" if stopped else "")
         deleted = [issue.cell for issue in issues if issue.kind == "deleted"]
         if deleted:
             line += f"; deleted {', '.join(deleted)}"
@@ -305,13 +312,17 @@ def _autograde(args: argparse.Namespace, course, folder: Path, start: float) -> 
             if issue.kind == "timeout":
                 named = "" if issue.cell.startswith("cell ") else f" (cell {issue.cell})"
                 warn(f"{shown(submission.path)}: {issue.reason}{named}; the cells after it ran without its results")
+            elif issue.kind == "kernel died":
+                named = "" if issue.cell.startswith("cell ") else f" (cell {issue.cell})"
+                warn(f"{shown(submission.path)}: {issue.reason}{named}")
             elif issue.kind == "deleted" and issue.points is not None:
                 warn(f"{shown(submission.path)}: cell {issue.cell} ({issue.where}, {issue.points:g} points) "
                      f"was deleted from the notebook: 0 points")
             else:
                 warn(f"{shown(submission.path)}: {issue.reason}")
 
-    report = course.autograde(folder, args.names or None, args.student or None, timeout=timeout,
+    memory = course.DEFAULT_MEMORY_GB if args.memory is None else args.memory
+    report = course.autograde(folder, args.names or None, args.student or None, timeout=timeout, memory_gb=memory,
                               on_start=started, on_graded=graded)
     print(f"graded {len(report.graded)} submission(s) in {time.perf_counter() - start:.1f} s; "
           f"grades per item in {folder / 'grades.csv'}, per student in {folder / 'grades-totals.csv'}")
@@ -321,7 +332,7 @@ def _autograde(args: argparse.Namespace, course, folder: Path, start: float) -> 
     if not report.complete:
         skipped = [p for p in report.problems if not p.spare]
         print(f"autograde: {len(report.failed) + len(skipped)} notebook(s) not graded (see above)", file=sys.stderr)
-        return 1
+        return NOT_ALL_GRADED
     return 0
 
 
@@ -395,8 +406,13 @@ def main(argv: list[str] | None = None) -> int:
                         help="figures, quick: notebooks run at once (default 2)")
     parser.add_argument("--student", action="append", default=[],
                         help="autograde, feedback, grade-answer: only this student (repeat for several)")
+    parser.add_argument("--students", default=None,
+                        help="as --student, several ids in one string split as a shell does (make's STUDENT): "
+                             "\"'mia chen' bob\"")
     parser.add_argument("--timeout", type=int, default=None,
                         help="autograde: seconds a cell may run before it is stopped (default 300)")
+    parser.add_argument("--memory", type=float, default=None,
+                        help="autograde: GB of memory a confined kernel may use (default 4)")
     parser.add_argument("--answer", help="grade-answer: the nbgrader id of the cell to grade (nbNN_exK_answer)")
     parser.add_argument("--score", help="grade-answer: the points given")
     parser.add_argument("--comment", help="grade-answer: a comment for the student")
@@ -406,10 +422,18 @@ def main(argv: list[str] | None = None) -> int:
     if args.output is None:
         args.output = _DEFAULT_OUTPUT.get(args.mode, "build/quick")
     try:
+        if args.students is not None:
+            try:
+                args.student += shlex.split(args.students)
+            except ValueError as error:
+                raise ValueError(f"STUDENT={args.students!r} cannot be split into ids ({error}); "
+                                 f"quote an id with a space: STUDENT=\"'mia chen' bob\"") from None
         if args.student and args.mode not in ("autograde", "feedback", "grade-answer"):
             raise ValueError(f"--student applies to autograde, feedback and grade-answer, not {args.mode}")
         if args.timeout is not None and args.mode != "autograde":
             raise ValueError(f"--timeout applies to autograde, not {args.mode}")
+        if args.memory is not None and args.mode != "autograde":
+            raise ValueError(f"--memory applies to autograde, not {args.mode}")
         if args.mode != "grade-answer" and (args.answer, args.score, args.comment) != (None, None, None):
             raise ValueError(f"--answer, --score and --comment apply to grade-answer, not {args.mode}")
 

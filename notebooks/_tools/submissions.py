@@ -97,7 +97,7 @@ def find_submissions(submitted: Path, assignments: dict[str, set[str]]) -> tuple
     notebook. Returns the submissions to grade, one per (student, assignment), and
     the problems: files that match no assignment, several files for one assignment,
     a file at the expected path that holds another assignment's cells, a student
-    folder without any notebook. Hidden files and folders and Jupyter's
+    folder without any notebook, a Python script handed in instead of a notebook. Hidden files and folders and Jupyter's
     ``.ipynb_checkpoints`` are ignored.
     """
     submissions: list[Submission] = []
@@ -111,7 +111,9 @@ def find_submissions(submitted: Path, assignments: dict[str, set[str]]) -> tuple
         student = folder.name
         notebooks = sorted(path for path in folder.rglob("*.ipynb")
                            if not any(part.startswith(".") for part in path.relative_to(folder).parts))
-        if not notebooks:
+        scripts = sorted(path for path in folder.rglob("*.py")
+                         if not any(part.startswith(".") for part in path.relative_to(folder).parts))
+        if not notebooks and not scripts:
             problems.append(Problem(student, folder, "holds no notebook"))
             continue
         chosen: dict[str, Submission] = {}
@@ -162,4 +164,16 @@ def find_submissions(submitted: Path, assignments: dict[str, set[str]]) -> tuple
                 problems.append(Problem(student, path, f"ignored: {chosen[assignment].path.name} is graded as "
                                                        f"{student}/{expected}", spare=True, assignment=assignment))
         submissions.extend(chosen[name] for name in sorted(chosen))
+        # A script instead of the notebook (exported, or the Jupytext pair): named, and counted as
+        # handed in when its name tells the assignment, unless that assignment's notebook is here.
+        reported = {problem.assignment for problem in problems if problem.student == student}
+        for path in scripts:
+            named = _by_name(path, folder, assignments)
+            assignment = named[0] if len(named) == 1 else None
+            if assignment is None and notebooks or assignment in chosen or (assignment and assignment in reported):
+                continue
+            problems.append(Problem(student, path, f"is a Python script, not a notebook: ask for the .ipynb file "
+                                                   f"(in JupyterLab, right-click the notebook, Download)",
+                                    assignment=assignment))
+            reported.add(assignment)
     return submissions, problems
