@@ -15,8 +15,11 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import time
+import urllib.request
 import zipfile
 from pathlib import Path
 
@@ -238,7 +241,9 @@ def test_the_guide_says_how_to_install_open_keep_the_name_and_hand_in(kit):
         guide = archive.read("gbai-student-kit/README.md").decode()
         wheel = next(name for name in archive.namelist() if name.endswith(".whl")).split("/")[-1]
     assert f'pip install "{wheel}[notebooks]"' in guide
-    assert "jupyter lab notebooks" in guide
+    assert ".venv/bin/python lab.py" in guide and "jupyter lab notebooks" not in guide
+    # The Pythons in words, from requires-python ("3.11 to 3.14"), not its specifier.
+    assert re.search(r"You need Python 3\.\d+( to 3\.\d+| or newer)\.", guide), guide.splitlines()[:6]
     assert "Do not rename it" in guide and "01_problem_setup-Copy1.ipynb" in guide
     assert "Restart Kernel and Run All Cells" in guide and "hand in the `.ipynb` file" in guide
     for script in SCRIPTS:
@@ -273,10 +278,16 @@ def _errors(notebook) -> list[tuple[str, str]]:
             for output in cell.outputs if output.output_type == "error"]
 
 
-@pytest.mark.slow
-def test_the_kit_installs_in_a_fresh_venv_and_runs_notebook_1(kit, tmp_path):
+@pytest.fixture(scope="module")
+def installed(kit, tmp_path_factory):
+    """The kit unpacked as an unzip tool does (each file dated as its entry) and installed by its guide's
+    own command into a fresh venv: ``(folder, environment)``."""
+    tmp_path = tmp_path_factory.mktemp("student")
     with zipfile.ZipFile(kit.path) as archive:
-        archive.extractall(tmp_path)
+        for entry in archive.infolist():
+            archive.extract(entry, tmp_path)
+            stamp = time.mktime(entry.date_time + (0, 0, -1))
+            os.utime(tmp_path / entry.filename, (stamp, stamp))
     folder = tmp_path / "gbai-student-kit"
     guide = (folder / "README.md").read_text()
     install = next(line.strip() for line in guide.splitlines() if line.startswith(".venv/bin/python -m pip install"))
@@ -284,6 +295,12 @@ def test_the_kit_installs_in_a_fresh_venv_and_runs_notebook_1(kit, tmp_path):
     subprocess.run([sys.executable, "-m", "venv", ".venv"], cwd=folder, check=True)
     completed = subprocess.run(install, shell=True, cwd=folder, env=environment, capture_output=True, text=True)
     assert completed.returncode == 0, completed.stderr[-3000:]
+    return folder, environment
+
+
+@pytest.mark.slow
+def test_the_kit_installs_in_a_fresh_venv_and_runs_notebook_1(kit, installed, tmp_path):
+    folder, environment = installed
     where = subprocess.run([str(folder / ".venv/bin/python"), "-c", "import gbai; print(gbai.__file__)"], cwd=tmp_path,
                            env=environment, capture_output=True, text=True, check=True).stdout
     assert Path(where.strip()).is_relative_to(folder / ".venv"), where
@@ -323,3 +340,74 @@ def test_the_kit_installs_in_a_fresh_venv_and_runs_notebook_1(kit, tmp_path):
     (tmp_path / "answered").mkdir()
     nbformat.write(answered, tmp_path / "answered" / "01_problem_setup.ipynb")
     assert _errors(run(tmp_path / "answered" / "01_problem_setup.ipynb")) == []
+
+
+@pytest.mark.slow
+def test_the_kits_lab_opens_a_notebook_unmarked_with_real_dates_and_no_news(kit, installed, browser, tmp_path):
+    # The guide's command, python lab.py, as a student starts it (here without a browser of its own).
+    folder, environment = installed
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    token = "gbai-kit-token"
+    log = tmp_path / "lab.log"
+    with open(log, "w") as stream:
+        server = subprocess.Popen([str(folder / ".venv/bin/python"), "lab.py", "--no-browser", "--ip=127.0.0.1",
+                                   f"--ServerApp.port={port}", f"--IdentityProvider.token={token}",
+                                   "--LabApp.expose_app_in_browser=True"], cwd=folder, env=environment, stdout=stream,
+                                  stderr=subprocess.STDOUT, start_new_session=True)
+    base = f"http://127.0.0.1:{port}"
+
+    def api(path: str):
+        request = urllib.request.Request(f"{base}{path}", headers={"Authorization": f"token {token}"})
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return json.loads(response.read().decode())
+
+    try:
+        for _ in range(240):  # bounded: two minutes
+            assert server.poll() is None, f"lab.py stopped (exit {server.returncode}):\n{log.read_text()[-3000:]}"
+            try:
+                api("/api/status")
+                break
+            except OSError:
+                time.sleep(0.5)
+        else:
+            pytest.fail(f"lab.py did not answer:\n{log.read_text()[-3000:]}")
+        # Real dates: the file as unpacked carries its zip entry's date, and Lab shows it (not 1980).
+        listing = {entry["name"]: entry for entry in api("/api/contents/")["content"]}
+        assert "01_problem_setup.ipynb" in listing, sorted(listing)
+        with zipfile.ZipFile(kit.path) as archive:
+            year = archive.getinfo("gbai-student-kit/notebooks/01_problem_setup.ipynb").date_time[0]
+        assert year > 1980 and listing["01_problem_setup.ipynb"]["last_modified"].startswith(str(year)), listing
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        page.set_default_timeout(180_000)
+        page.goto(f"{base}/lab/tree/01_problem_setup.ipynb?reset&token={token}")
+        page.wait_for_selector(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Cell")
+        state = page.evaluate("""async () => {
+          const panel = window.jupyterapp.shell.currentWidget;
+          await panel.context.ready;
+          await panel.sessionContext.ready;
+          const info = await panel.sessionContext.session.kernel.info;
+          await new Promise(resolve => setTimeout(resolve, 3000));
+          return {status: panel.sessionContext.kernelDisplayStatus, dirty: panel.context.model.dirty,
+                  version: info.language_info.version};
+        }""")
+        page.screenshot(path=str(tmp_path / "kit-lab-opened.png"))
+        assert state["status"] == "idle", state
+        dirty = page.locator("#jp-main-dock-panel .lm-TabBar-tab.jp-mod-dirty").count()
+        assert not state["dirty"] and dirty == 0, f"the notebook shows the unsaved mark on opening: {state}"
+        modified = page.locator(".jp-DirListing-item .jp-DirListing-itemModified").all_inner_texts()
+        assert modified and not any("46y" in text for text in modified), modified
+        # Lab asks about its news in a notification toast unless the announcements plugin is off.
+        toasts = page.locator(".Toastify__toast").all_inner_texts()
+        assert not any("news" in text.lower() for text in toasts), toasts
+        page.close()
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait()

@@ -9,7 +9,10 @@ one folder, ``gbai-student-kit/``:
 * ``gbai-<version>-py3-none-any.whl``: the package ``gbai`` alone, built from this
   repository, with the guide as its description (the repository's README is written
   for teachers and developers, and leads to the teachers' guide);
-* ``README.md``: a short guide (install, open, keep the file name, hand in).
+* ``README.md``: a short guide (install, open, keep the file name, hand in);
+* ``lab.py`` and ``lab/``: ``python lab.py`` opens the notebooks in JupyterLab with the
+  reader's Lab configuration (``kit_lab.py``, ``reader_lab/``): a notebook opens without
+  the unsaved mark, and without Lab's news pop-up.
 
 The repository itself cannot be handed out: its percent scripts, executed notebooks
 and instructor versions hold every solution, hidden test and model answer.
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -33,6 +37,7 @@ from common import MissingPrerequisite, notebook_scripts
 __all__ = ["FOLDER", "build_wheel", "make_student_kit", "student_guide"]
 
 ROOT = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent
 #: The folder the archive unpacks to.
 FOLDER = "gbai-student-kit"
 
@@ -55,7 +60,7 @@ _GUIDE = """\
 # gbai: the notebooks of the course
 
 This folder holds the course's {count} notebooks (`notebooks/`) and the Python package
-they use, `gbai` (`{wheel}`). You need Python {python} or newer.
+they use, `gbai` (`{wheel}`). You need Python {python}.
 
 ## 1. Install (once)
 
@@ -74,10 +79,11 @@ minutes).
 ## 2. Open a notebook
 
 ```sh
-.venv/bin/jupyter lab notebooks
+.venv/bin/python lab.py
 ```
 
-(Windows: `.venv\\Scripts\\jupyter lab notebooks`.) JupyterLab opens in your browser;
+(Windows: `.venv\\Scripts\\python lab.py`.) JupyterLab opens in your browser on the
+folder `notebooks/` (stop it with Ctrl-C in the terminal);
 double-click the notebook of the assignment. Answer where a cell says `YOUR CODE
 HERE` (delete the `raise NotImplementedError()` line) or `YOUR ANSWER HERE`. The
 cell after each answer checks its form only; grading runs further checks. Leave
@@ -114,11 +120,20 @@ def _project() -> dict:
     return tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
 
 
+def supported_pythons(requires: str) -> str:
+    """``requires-python`` in words: ``">=3.11,<3.15"`` is ``"3.11 to 3.14"``, ``">=3.11"`` is ``"3.11 or newer"``."""
+    low = re.search(r">=\s*3\.(\d+)", requires)
+    high = re.search(r"<\s*3\.(\d+)", requires)
+    if low is None:
+        raise ValueError(f"requires-python must name the lowest Python as >=3.N, got {requires!r}")
+    return f"3.{low.group(1)} to 3.{int(high.group(1)) - 1}" if high else f"3.{low.group(1)} or newer"
+
+
 def student_guide(wheel: str, notebooks: list[Path]) -> str:
     """The guide students read first: install, open, keep the file name, hand in."""
     import nbformat
 
-    python = _project()["requires-python"].lstrip(">=")
+    python = supported_pythons(_project()["requires-python"])
     rows = [f"| `{path.name}` | {_points(nbformat.read(path, as_version=4)):g} |" for path in notebooks]
     return _GUIDE.format(count=len(notebooks), wheel=wheel, python=python, table="\n".join(rows))
 
@@ -194,6 +209,10 @@ def make_student_kit(notebooks: Path, course: Path, output: Path) -> Path:
             _add(archive, wheel.name, wheel.read_bytes(), date)
             for path in released:
                 _add(archive, f"notebooks/{path.name}", path.read_bytes(), date)
+            _add(archive, "lab.py", (HERE / "kit_lab.py").read_bytes(), date)
+            for path in sorted((HERE / "reader_lab").rglob("*")):
+                if path.is_file() and "__pycache__" not in path.parts:
+                    _add(archive, f"lab/{path.relative_to(HERE / 'reader_lab').as_posix()}", path.read_bytes(), date)
         os.replace(partial, output)
     return output
 

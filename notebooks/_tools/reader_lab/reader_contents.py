@@ -46,22 +46,29 @@ def kernel_language_info(kernel_argv: list[str]) -> dict | None:
     """The ``language_info`` an IPython kernel started by ``kernel_argv`` reports, or None if unknown.
 
     Known when the kernel is ipykernel running on this server's interpreter (the venv's
-    ``python3`` kernel that ``make install`` registers): its kernel-info reply carries
+    ``python3`` kernel that ``make install`` registers, or the one pip installs with
+    ipykernel, as in the student kit): its kernel-info reply carries
     ``IPythonKernel.language_info``.
     """
     if not kernel_argv or "ipykernel_launcher" not in kernel_argv:
         return None
+    # A kernel spec that names "python" (ipykernel's own, as pip installs it) runs the
+    # server's interpreter: jupyter_client puts sys.executable in its place.
+    if kernel_argv[0] in {"python", f"python{sys.version_info[0]}", "python{}.{}".format(*sys.version_info[:2])}:
+        return copy.deepcopy(_ipython_language_info())
     try:
         same_python = Path(kernel_argv[0]).resolve() == Path(sys.executable).resolve()
     except OSError:
         return None
-    if not same_python:
-        return None
+    return copy.deepcopy(_ipython_language_info()) if same_python else None
+
+
+def _ipython_language_info() -> dict | None:
     try:
         from ipykernel.ipkernel import IPythonKernel
     except ImportError:
         return None
-    return copy.deepcopy(IPythonKernel.language_info)
+    return IPythonKernel.language_info
 
 
 def keep_stored_language_info(model: dict, path: str, contents_manager) -> None:
