@@ -51,8 +51,8 @@ export JUPYTER_PREFER_ENV_PATH := 1
 export GBAI_CACHE_DIR ?= $(CURDIR)/.cache/gbai
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: help install lock figures test test-package test-notebooks test-pythons test-grading lab course-lab book assignments \
-	autograde feedback export grade-answer student-kit paper benchmark clean
+.PHONY: help install lock figures test test-package test-notebooks test-pythons test-grading lab course-lab book \
+	assignments autograde feedback export grade-answer student-kit paper benchmark clean
 
 help:
 	@echo "make install         create .venv with gbai and every extra, and its Jupyter kernel (the other targets do it too)"
