@@ -98,13 +98,15 @@ $(STAMP): pyproject.toml $(LOCK)
 
 install: $(STAMP)
 
-# Regenerates the lock from pyproject.toml with the newest releases that fit; then run make figures and commit
-# what changed (new versions may change the bytes of figures and notebooks).
+# Regenerates the lock from pyproject.toml for every supported Python. uv reads the old lock as its preferences:
+# a locked version that still fits stays, the rest get the newest releases that fit. Then run make figures and
+# commit what changed (new versions may change the bytes of figures and notebooks).
 lock:
 	$(PYTHON) -m venv $(LOCK_TOOL)
 	$(LOCK_TOOL)/bin/python -m pip install --quiet --disable-pip-version-check "uv>=0.9,<1"
-	$(LOCK_TOOL)/bin/uv pip compile pyproject.toml --all-extras --universal --python-version 3.11 --generate-hashes \
-		--custom-compile-command "make lock" --quiet -o $(LOCK)
+	$(LOCK_TOOL)/bin/uv pip compile pyproject.toml --all-extras --universal \
+		--python-version $(firstword $(SUPPORTED_PYTHONS)) --generate-hashes --custom-compile-command "make lock" \
+		--quiet -o $(LOCK)
 
 figures: $(STAMP)
 	$(BIN)/python notebooks/_tools/pipeline.py figures

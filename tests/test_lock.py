@@ -99,7 +99,8 @@ def test_the_lock_pins_every_dependency_once_for_every_supported_python(platform
     direct = {_name(requirement) for requirement in project["dependencies"]}
     for extra in project["optional-dependencies"].values():
         direct |= {_name(requirement) for requirement in extra}
-    pins = [(name, Marker(line.split(";", 1)[1].rstrip(" \\")) if ";" in line else None) for name, line, _ in _entries()]
+    pins = [(name, Marker(line.split(";", 1)[1].rstrip(" \\")) if ";" in line else None)
+            for name, line, _ in _entries()]
     for version in supported_pythons():
         for patch in (0, 20):  # a marker may split a minor version (python_full_version >= '3.11.5')
             environment = _environment(platform, version, patch)
