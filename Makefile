@@ -1,4 +1,4 @@
-# gbai: every command sets itself up, on a machine with Python 3.11 and PyPI.
+# gbai: every command sets itself up, on a machine with Python 3.11 to 3.14 and PyPI.
 #   make figures   regenerate every figure (runs the notebooks headless)
 #   make test      run the test suite, then validate the notebooks with nbval
 #   make lab       open the notebooks in JupyterLab
@@ -11,13 +11,22 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
 PYTHON ?= $(shell command -v python3.11 2>/dev/null || command -v python3)
+# The Pythons gbai supports (3.11 3.12 ...), read from pyproject.toml's requires-python, ">=3.A,<3.B" (a test checks
+# that form): make install refuses any other, make test-pythons tests each one found on the machine.
+SUPPORTED_PYTHONS := $(shell sed -n 's/^requires-python = ">=3\.\([0-9]*\),<3\.\([0-9]*\)"$$/\1 \2/p' pyproject.toml \
+	| { read -r low high && seq -f '3.%g' "$$low" "$$((high - 1))"; })
+# The version of $(PYTHON) (3.13), empty when it does not run.
+PYTHON_VERSION = $(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-# Exact, hashed versions of every dependency and extra, for Python 3.11-3.12 on Linux and macOS (make lock).
+# Exact, hashed versions of every dependency and extra, for each supported Python on Linux and macOS (make lock).
 LOCK := requirements.lock
 LOCK_TOOL := build/lock-tool
 QUICK := build/quick
+QUICK_CACHE := build/cache
+# make test-notebooks NOTEBOOKS=01: only the notebooks whose names start so (default: all).
+NOTEBOOKS ?=
 COURSE := build/assignments
 EXTRAS := notebooks,test,book,classroom,dask
 LAB_PORT ?= 8888
@@ -47,8 +56,8 @@ export JUPYTER_PREFER_ENV_PATH := 1
 export GBAI_CACHE_DIR ?= $(CURDIR)/.cache/gbai
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: help install lock figures test test-package test-notebooks test-grading lab course-lab book assignments autograde \
-	feedback export grade-answer student-kit paper benchmark clean
+.PHONY: help install lock figures test test-package test-notebooks test-pythons test-grading lab course-lab book \
+	assignments autograde feedback export grade-answer student-kit paper benchmark clean
 
 help:
 	@echo "make install         create .venv with gbai and every extra, and its Jupyter kernel (the other targets do it too)"
@@ -56,7 +65,9 @@ help:
 	@echo "make figures         regenerate every figure (notebooks run headless, results cached in .cache/)"
 	@echo "make test            pytest + nbval on the notebooks executed with quick=True (test-package, then test-notebooks)"
 	@echo "make test-package    the test suite alone (pytest tests/)"
-	@echo "make test-notebooks  nbval on the notebooks executed with quick=True, in $(QUICK)/"
+	@echo "make test-notebooks  nbval on the notebooks executed with quick=True, in $(QUICK)/ (NOTEBOOKS=01 for one)"
+	@echo "make test-pythons    each other supported Python on PATH (of $(SUPPORTED_PYTHONS)): installs the lock in"
+	@echo "                     build/venv-3.X, runs the golden runs and notebook 1 (quick, then nbval) under it"
 	@echo "make lab             JupyterLab on the notebooks (LAB_PORT=$(LAB_PORT), LAB_ARGS=--no-browser ...)"
 	@echo "make course-lab      JupyterLab with nbgrader's teacher tools, in the course folder $(COURSE)/"
 	@echo "make book            static HTML site of the executed notebooks in build/book/"
@@ -76,8 +87,9 @@ help:
 	@echo "make help            this list"
 
 $(STAMP): pyproject.toml $(LOCK)
-	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "gbai needs Python >= 3.11, found " + sys.version' \
-		|| { echo "Set PYTHON=/path/to/python3.11"; exit 1; }
+	$(if $(filter $(PYTHON_VERSION),$(SUPPORTED_PYTHONS)),,$(error gbai supports Python $(firstword $(SUPPORTED_PYTHONS)) \
+		to $(lastword $(SUPPORTED_PYTHONS)), but PYTHON=$(PYTHON) is $(if $(PYTHON_VERSION),Python $(PYTHON_VERSION),not \
+		a Python that runs): set PYTHON=/path/to/python3.X for one of them))
 	$(PYTHON) -m venv $(VENV)
 	@# Exact versions with their hashes from the lock, then gbai itself (its dependencies are all in the lock).
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --require-hashes -r $(LOCK)
@@ -91,13 +103,15 @@ $(STAMP): pyproject.toml $(LOCK)
 
 install: $(STAMP)
 
-# Regenerates the lock from pyproject.toml with the newest releases that fit; then run make figures and commit
-# what changed (new versions may change the bytes of figures and notebooks).
+# Regenerates the lock from pyproject.toml for every supported Python. uv reads the old lock as its preferences:
+# a locked version that still fits stays, the rest get the newest releases that fit. Then run make figures and
+# commit what changed (new versions may change the bytes of figures and notebooks).
 lock:
 	$(PYTHON) -m venv $(LOCK_TOOL)
 	$(LOCK_TOOL)/bin/python -m pip install --quiet --disable-pip-version-check "uv>=0.9,<1"
-	$(LOCK_TOOL)/bin/uv pip compile pyproject.toml --all-extras --universal --python-version 3.11 --generate-hashes \
-		--custom-compile-command "make lock" --quiet -o $(LOCK)
+	$(LOCK_TOOL)/bin/uv pip compile pyproject.toml --all-extras --universal \
+		--python-version $(firstword $(SUPPORTED_PYTHONS)) --generate-hashes --custom-compile-command "make lock" \
+		--quiet -o $(LOCK)
 
 figures: $(STAMP)
 	$(BIN)/python notebooks/_tools/pipeline.py figures
@@ -109,11 +123,27 @@ test-package: $(STAMP)
 
 test-notebooks: $(STAMP)
 	rm -rf $(QUICK)
-	TQDM_DISABLE=1 GBAI_FIGURES_DIR=$(CURDIR)/$(QUICK)/figures GBAI_CACHE_DIR=$(CURDIR)/build/cache \
-		$(BIN)/python notebooks/_tools/pipeline.py quick --output $(QUICK)
-	TQDM_DISABLE=1 GBAI_FIGURES_DIR=$(CURDIR)/$(QUICK)/figures GBAI_CACHE_DIR=$(CURDIR)/build/cache \
+	TQDM_DISABLE=1 GBAI_FIGURES_DIR=$(CURDIR)/$(QUICK)/figures GBAI_CACHE_DIR=$(CURDIR)/$(QUICK_CACHE) \
+		$(BIN)/python notebooks/_tools/pipeline.py quick $(NOTEBOOKS) --output $(QUICK)
+	TQDM_DISABLE=1 GBAI_FIGURES_DIR=$(CURDIR)/$(QUICK)/figures GBAI_CACHE_DIR=$(CURDIR)/$(QUICK_CACHE) \
 		$(BIN)/python -m pytest -p no:cacheprovider -n 2 --dist loadfile --nbval --nbval-current-env \
 		--nbval-sanitize-with tests/nbval_sanitize.cfg $(QUICK)/*.ipynb
+
+# make test ran under $(PYTHON); this checks every other supported Python that runs as python3.X from PATH (a
+# pyenv shim of a version pyenv has not activated does not run). Each one gets its own venv from the lock and its
+# own result cache, emptied first so that its runs are computed under it.
+test-pythons:
+	@tested=""; for version in $(filter-out $(PYTHON_VERSION),$(SUPPORTED_PYTHONS)); do \
+		python$$version -c "" 2> /dev/null || { echo "test-pythons: no python$$version on PATH, skipped"; continue; }; \
+		echo "test-pythons: Python $$version"; \
+		$(MAKE) --no-print-directory install VENV=build/venv-$$version PYTHON=python$$version; \
+		TQDM_DISABLE=1 build/venv-$$version/bin/python -m pytest -p no:cacheprovider -n 2 tests/test_golden_runs.py; \
+		rm -rf build/cache-$$version; \
+		$(MAKE) --no-print-directory test-notebooks VENV=build/venv-$$version PYTHON=python$$version \
+			QUICK=build/quick-$$version QUICK_CACHE=build/cache-$$version NOTEBOOKS=01; \
+		tested="$$tested $$version"; \
+	done; \
+	echo "test-pythons: passed under Python$${tested:- none} (and make test under $(PYTHON_VERSION))"
 
 # The test suite grades notebook 1; this grades every notebook (the grading tests only, not the book's:
 # the tests below are those that build the book).
