@@ -265,3 +265,11 @@ def test_a_closed_pipe_ends_quietly(tmp_path):
                                        "--no-progress"], stdout=write_end, stderr=subprocess.PIPE, check=False)
     os.close(write_end)
     assert completed.returncode == 141 and completed.stderr == b""
+
+
+def test_a_byte_order_mark_keeps_the_first_row(tmp_path, capsys):
+    # A spreadsheet's UTF-8 export may start with a byte-order mark; read as part of the first
+    # cell it made the first row look like a header, silently dropped (N = 1 here).
+    path = _write(tmp_path, "excel.csv", "\ufeff0.2,0.9\n0.1,0.8\n".encode("utf-8"))
+    data = _json(capsys, ["hardness", "--means", path, "--threshold", "0.3", "--json"])
+    assert data["n_arms"] == 2 and data["arm_means"] == pytest.approx([0.55, 0.45])
