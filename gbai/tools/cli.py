@@ -223,10 +223,13 @@ def available_memory() -> int:
     return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
 
 
+def _bytes_per_run(instance: Instance) -> int:
+    return 8 * instance.means.size + RUN_OVERHEAD_BYTES  # the int64 counts, N x M, and the rest
+
+
 def largest_runs(instance: Instance) -> int:
     """The most runs of ``instance`` whose result table fits in :data:`MEMORY_FRACTION` of the available memory."""
-    per_run = 8 * instance.means.size + RUN_OVERHEAD_BYTES  # the int64 counts, N x M, and the rest
-    return int(MEMORY_FRACTION * available_memory()) // per_run
+    return int(MEMORY_FRACTION * available_memory()) // _bytes_per_run(instance)
 
 
 def _run(args: argparse.Namespace) -> dict:
@@ -238,7 +241,7 @@ def _run(args: argparse.Namespace) -> dict:
     largest = largest_runs(instance)
     if args.runs > largest:
         raise _UsageError(f"--runs {args.runs}: the results would not fit in memory (about "
-                          f"{8 * instance.means.size + RUN_OVERHEAD_BYTES} bytes a run, "
+                          f"{_bytes_per_run(instance)} bytes a run, "
                           f"{MEMORY_FRACTION:.0%} of {available_memory() / 2**30:.1f} GiB available); "
                           f"the largest --runs that fits is {largest}")
     table = sweep(
