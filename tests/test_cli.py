@@ -1,11 +1,16 @@
 """The command line: gbai hardness, gbai run, and one-line errors with exit status 2."""
 
 import json
+import os
 import subprocess
 import sys
+import time
 
+import numpy as np
 import pytest
 
+from gbai.paper.model import Instance, load_instance
+from gbai.tools import cli
 from gbai.tools.cli import main
 
 
@@ -155,3 +160,116 @@ def test_python_dash_m_entry_point():
     assert json.loads(completed.stdout)["answer"] == 0
     completed = subprocess.run([sys.executable, "-m", "gbai", "hardness"], capture_output=True, text=True)
     assert completed.returncode == 2 and completed.stderr.count("\n") == 1
+
+
+# ---------------------------------------------------------------- input we did not foresee (issue 31)
+def _write(tmp_path, name, content):
+    path = tmp_path / name
+    (path.write_bytes if isinstance(content, bytes) else path.write_text)(content)
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    "name, content, argv, expected",
+    [
+        # An attribute mean outside [0, 1] is named as the number, not as np.float64(1.5).
+        ("wide.csv", "0.5,1.5\n0.6,0.7\n", ["hardness", "--threshold", "0.3"], "attribute 1 has 1.5"),
+        # A binary file is named, not reported by a bare codec error.
+        ("image.csv", b"\x89PNG\r\n\x1a\n\xff\xfe\x00", ["hardness", "--threshold", "0.3"],
+         "image.csv is not a text file (expected a UTF-8 CSV"),
+        ("nul.csv", b"0.5,0.6\n\x00\x00\n", ["hardness", "--threshold", "0.3"], "nul.csv is not a text file"),
+        # More arms than T* is computed for: refused at once, naming the limit.
+        ("big.csv", "0.9,0.8\n" + "0.7,0.6\n" * 2000, ["hardness", "--threshold", "0.3"],
+         "T* is computed for at most 2000 arms with a feasible answer (about a minute at that size); "
+         "this instance has 2001"),
+        # A runs count whose results cannot fit in memory: refused before any run.
+        ("small.csv", "0.9,0.8\n0.7,0.6\n",
+         ["run", "--threshold", "0.3", "--algorithm", "ae", "--runs", str(10**12), "--no-cache", "--no-progress"],
+         "the results would not fit in memory"),
+    ],
+)
+def test_odd_input_exits_2_with_one_clean_line(tmp_path, capsys, name, content, argv, expected):
+    path = _write(tmp_path, name, content)
+    assert main([argv[0], "--means", path, *argv[1:]]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("gbai: error:")
+    assert expected in lines[0]
+    assert "np." not in lines[0] and "Traceback" not in lines[0]
+
+
+def test_library_input_checks_show_numbers_not_numpy_reprs():
+    with pytest.raises(ValueError, match=r"has 1\.5$") as error:
+        Instance(np.array([[0.5, 1.5]]), 0.3)
+    assert "np." not in str(error.value)
+    with pytest.raises(ValueError, match=r"got 1\.5$"):
+        Instance([[0.5, 0.6]], np.float64(1.5))
+
+
+def test_runs_are_refused_above_the_largest_that_fits(tmp_path, capsys, monkeypatch):
+    path = _write(tmp_path, "small.csv", "0.9,0.8\n0.7,0.6\n")
+    argv = ["run", "--means", path, "--threshold", "0.3", "--algorithm", "ae", "--no-cache", "--no-progress",
+            "--json", "--runs"]
+    # With the memory the machine has: the count named in the refusal is the one largest_runs gives.
+    start = time.perf_counter()
+    assert main(argv + [str(10**12)]) == 2
+    assert time.perf_counter() - start < 5.0
+    largest = cli.largest_runs(load_instance(path, 0.3))
+    assert f"the largest --runs that fits is {largest}" in capsys.readouterr().err
+    assert 10**5 < largest < 10**12
+    # With memory for exactly three runs (counts 2 x 2 int64 and the rest, over the fraction used).
+    per_run = 8 * 4 + cli.RUN_OVERHEAD_BYTES
+    monkeypatch.setattr(cli, "available_memory", lambda: int(3 * per_run / cli.MEMORY_FRACTION) + 1)
+    assert main(argv + ["4"]) == 2
+    assert "the largest --runs that fits is 3" in capsys.readouterr().err
+    assert main(argv + ["3"]) == 0
+    assert json.loads(capsys.readouterr().out)["runs"] == 3
+
+
+def test_means_with_zeros_give_tstar(tmp_path, capsys):
+    # Two-decimal random means hold exact zeros; an arm with a mean of 0 used to end in a
+    # ZeroDivisionError inside the solver (level_point's start on the point mass at 0).
+    path = _write(tmp_path, "zero.csv", "0.99,0.96,0.99\n0.00,0.91,0.67\n0.5,0.0,0.0\n")
+    data = _json(capsys, ["hardness", "--means", path, "--threshold", "0.5", "--json"])
+    assert data["answer"] == 0 and data["T_star"] > 0 and data["T_star_gap"] <= 1e-5
+
+
+def test_a_warning_is_one_line_in_the_commands_words(tmp_path):
+    # The solver stops here with a certified gap of 3.5e-4 > 1e-5: said in one line, no source path.
+    path = _write(tmp_path, "gap.csv", "0.99,0.96,0.99\n0.57,0.99,0.29\n")
+    completed = subprocess.run([sys.executable, "-m", "gbai", "hardness", "--means", path, "--threshold", "0.5"],
+                               capture_output=True, text=True, check=False)
+    assert completed.returncode == 0 and "T*(mu):" in completed.stdout
+    assert completed.stderr.startswith("gbai: warning: T* is certified only to a relative gap of 0.000352")
+    assert completed.stderr.count("\n") == 1 and ".py" not in completed.stderr
+
+
+def test_a_closed_pipe_ends_quietly(tmp_path):
+    # gbai hardness | head -1 with an output larger than the pipe's buffer (65536 bytes): the
+    # write after head has left fails. Infeasible, so T* has its closed form at any size.
+    path = _write(tmp_path, "wide.csv", "0.1\n" * 20000)
+    gbai = [sys.executable, "-m", "gbai"]
+    writer = subprocess.Popen(gbai + ["hardness", "--means", path, "--threshold", "0.5"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    head = subprocess.run(["head", "-1"], stdin=writer.stdout, capture_output=True, check=True)
+    writer.stdout.close()
+    assert head.stdout.startswith(b"instance:")
+    assert writer.wait(timeout=120) == 141
+    assert writer.stderr.read() == b""
+    writer.stderr.close()
+    # gbai run writes its few lines at once; a pipe whose reader has already gone makes it fail surely.
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    completed = subprocess.run(gbai + ["run", "example", "--algorithm", "ae", "--runs", "2", "--no-cache",
+                                       "--no-progress"], stdout=write_end, stderr=subprocess.PIPE, check=False)
+    os.close(write_end)
+    assert completed.returncode == 141 and completed.stderr == b""
+
+
+def test_a_byte_order_mark_keeps_the_first_row(tmp_path, capsys):
+    # A spreadsheet's UTF-8 export may start with a byte-order mark; read as part of the first
+    # cell it made the first row look like a header, silently dropped (N = 1 here).
+    path = _write(tmp_path, "excel.csv", "\ufeff0.2,0.9\n0.1,0.8\n".encode("utf-8"))
+    data = _json(capsys, ["hardness", "--means", path, "--threshold", "0.3", "--json"])
+    assert data["n_arms"] == 2 and data["arm_means"] == pytest.approx([0.55, 0.45])

@@ -398,6 +398,20 @@ def test_tstar_infeasible_closed_form_and_numeric_agree():
             assert numeric.T_star == pytest.approx(expected, rel=2e-5)
 
 
+def test_tstar_with_attribute_means_of_zero():
+    # A challenger's attribute at exactly 0 (a point mass; two-decimal means hold many)
+    # used to raise ZeroDivisionError: the level point started on the mean, where d' is 0/0.
+    mu = np.array([[0.99, 0.96, 0.99], [0.0, 0.91, 0.67], [0.6, 0.0, 0.0]])
+    inst = Instance(mu, 0.5)
+    result = characteristic_time(inst)
+    assert result.method == "structured" and result.gap <= 1e-5
+    assert best_response(mu, 0.5, result.w_star, "bernoulli").value == pytest.approx(result.value, rel=1e-12)
+    # The general optimiser, and K_inf of Bernoulli laws (the same divergence by other code).
+    numeric = slsqp_characteristic_time(inst, "bernoulli")
+    assert numeric.gap <= 1e-5 and numeric.T_star == pytest.approx(result.T_star, rel=2e-5)
+    assert characteristic_time(inst, "kinf", laws="bernoulli").T_star == pytest.approx(result.T_star, rel=1e-9)
+
+
 def nelder_mead_max_min(mu, th, divergence, rng, restarts=3):
     """Outer brute force: Nelder-Mead on softmax weights, several random starts."""
     n, m = mu.shape

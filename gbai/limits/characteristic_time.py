@@ -22,7 +22,7 @@ from numba import njit
 
 from ..paper.model import Instance, check_delta
 from .alternatives import ANSWER_ROW, alternatives_kernel, answer_kernel, solve_multiplier
-from .divergences import (GAUSSIAN, divergence_code, kl_bernoulli_scalar, level_point, lower_point, pair_divergence,
+from .divergences import (BERNOULLI, GAUSSIAN, divergence_code, kl_bernoulli_scalar, level_point, lower_point, pair_divergence,
                           pair_laws)
 
 __all__ = ["CharacteristicTime", "characteristic_time", "check_instance", "lower_bound_tstar", "matching_divergence"]
@@ -90,6 +90,15 @@ def _level_points(code, mu_b, laws, b, c, c0, j0, threshold, y_out, s_out):
             y_out[j] = 1.0
             s_out[j] = 0.0
             total += 1.0
+            continue
+        if code == BERNOULLI and mu_b[j] == 0.0:
+            # A point mass at 0: level_point's Newton start would sit on the mean, where
+            # d' is 0/0. In closed form d(0, y) = -ln(1 - y), so y = 1 - e^-c, d' = e^c.
+            level = c0 if j == j0 and c <= c0 else c
+            y_out[j] = threshold if j == j0 and c <= c0 else -math.expm1(-level)
+            s_out[j] = math.exp(-level)
+            total += y_out[j]
+            omega += s_out[j]
             continue
         if j == j0 and c <= c0:
             # At th, with the derivative there: the least weight that holds it at th.

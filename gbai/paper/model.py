@@ -30,13 +30,18 @@ class HardnessWarning(UserWarning):
     """The hardness index is infinite (a tie for the best arm, or its attribute at the threshold)."""
 
 
+def _shown(value: object) -> str:
+    """``value`` for a message: a numpy scalar as the Python number it holds, not as ``np.float64(...)``."""
+    return repr(value.item() if isinstance(value, np.generic) else value)
+
+
 def _unit_interval(value: object, name: str) -> float:
     try:
         number = float(value)
     except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number in (0, 1), got {value!r}") from None
+        raise ValueError(f"{name} must be a number in (0, 1), got {_shown(value)}") from None
     if not 0.0 < number < 1.0:
-        raise ValueError(f"{name} must lie strictly between 0 and 1, got {value!r}")
+        raise ValueError(f"{name} must lie strictly between 0 and 1, got {_shown(value)}")
     return number
 
 
@@ -60,7 +65,7 @@ def _check_means(means: object) -> np.ndarray:
     bad = (array < 0.0) | (array > 1.0)
     if bad.any():
         i, j = np.argwhere(bad)[0]
-        raise ValueError(f"attribute means must lie in [0, 1]; arm {i}, attribute {j} has {array[i, j]!r}")
+        raise ValueError(f"attribute means must lie in [0, 1]; arm {i}, attribute {j} has {_shown(array[i, j])}")
     array.setflags(write=False)
     return array
 
@@ -261,13 +266,25 @@ class Instance:
 def load_instance(path: str | Path, threshold: float, *, label: str | None = None) -> Instance:
     """Read an instance from a CSV file of N rows and M columns of attribute means.
 
-    A non-numeric first row is a header; blank lines are skipped.
+    The file is UTF-8 text (a byte-order mark is allowed); a non-numeric first row is
+    a header; blank lines are skipped. A ValueError names the file and the problem.
     """
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"means file not found: {path}")
+    not_text = f"{path} is not a text file (expected a UTF-8 CSV of attribute means)"
+    try:
+        # utf-8-sig drops the byte-order mark some spreadsheets write; left in, it would
+        # make the first row look like a header and silently drop it.
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError:
+        raise ValueError(not_text) from None
+    except OSError as error:
+        raise ValueError(f"cannot read {path}: {error.strerror or error}") from None
+    if "\x00" in text:
+        raise ValueError(not_text)
     rows: list[list[float]] = []
-    for number, line in enumerate(path.read_text().splitlines(), start=1):
+    for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:

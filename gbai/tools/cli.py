@@ -7,7 +7,10 @@ Examples::
     gbai run exp3 --x 0.3 --algorithm css-lucb --runs 200 --delta 0.1 --seed 1
     gbai run exp1 --x 0.31 --algorithm css-lucb-plus   # delta 0.1, seed 0, 100 runs
 
-Bad arguments print one line on stderr and exit with status 2.
+Bad arguments print one line on stderr and exit with status 2; a warning is one line
+``gbai: warning: ...`` on stderr. When the reader of the output goes away (``gbai run
+... | head -1``) the command stops quietly with status 141, as a Unix tool killed by
+SIGPIPE does.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 import warnings
 
@@ -30,6 +34,19 @@ from ..paper.rewards import REWARD_MODELS
 from ..paper.theorem1 import theorem1_bound, theorem1_constants
 
 __all__ = ["main"]
+
+
+#: The certified relative gap asked of T* (characteristic_time's default).
+_TSTAR_TOL = 1e-5
+#: The most arms for which ``gbai hardness`` computes T* by the structured solver: its time
+#: grows with N (about a minute at 2000 arms, whatever M; the runtimes table of the results page).
+MAX_TSTAR_ARMS = 2000
+#: The share of the available memory that the result table of ``gbai run`` may take.
+MEMORY_FRACTION = 0.5
+#: Bytes a run takes in the result table besides its N x M counts: the scalar columns
+#: in the chunk arrays, the per-chunk frames and the joined table, and one array object
+#: per run in the counts column (measured with tracemalloc, rounded up).
+RUN_OVERHEAD_BYTES = 1024
 
 
 class _UsageError(Exception):
@@ -132,7 +149,14 @@ def hardness_report(instance: Instance, delta: float) -> dict:
     ``theorem1_case``. Infinite or undefined numbers are reported as None.
     """
     delta = check_delta(delta)
-    result = characteristic_time(instance)
+    with warnings.catch_warnings():
+        # Said below in the command's own words, with the bounds the gap gives.
+        warnings.filterwarnings("ignore", message=".*certified relative gap", category=RuntimeWarning)
+        result = characteristic_time(instance, tol=_TSTAR_TOL)
+    if result.gap > _TSTAR_TOL:
+        warnings.warn(f"T* is certified only to a relative gap of {result.gap:.3g} (the target is {_TSTAR_TOL:g}): "
+                      f"the true T* lies between {result.T_star / (1.0 + result.gap):.6g} and {result.T_star:.6g}",
+                      RuntimeWarning, stacklevel=2)
     constants = theorem1_constants(instance)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -154,6 +178,10 @@ def hardness_report(instance: Instance, delta: float) -> dict:
 
 def _hardness(args: argparse.Namespace) -> dict:
     instance = _instance_from(args)
+    # Infeasible and tied instances have T* in closed form, at any size.
+    if instance.n_arms > MAX_TSTAR_ARMS and instance.is_feasible and instance.has_unique_answer:
+        raise _UsageError(f"T* is computed for at most {MAX_TSTAR_ARMS} arms with a feasible answer (about a minute "
+                          f"at that size); this instance has {instance.n_arms}")
     summary = instance.describe()
     summary["delta"] = args.delta
     summary.update(hardness_report(instance, check_delta(args.delta)))
@@ -183,11 +211,39 @@ def _hardness(args: argparse.Namespace) -> dict:
     return summary
 
 
+def available_memory() -> int:
+    """Bytes of memory available to new allocations: MemAvailable of /proc/meminfo, else free pages."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+
+
+def _bytes_per_run(instance: Instance) -> int:
+    return 8 * instance.means.size + RUN_OVERHEAD_BYTES  # the int64 counts, N x M, and the rest
+
+
+def largest_runs(instance: Instance) -> int:
+    """The most runs of ``instance`` whose result table fits in :data:`MEMORY_FRACTION` of the available memory."""
+    return int(MEMORY_FRACTION * available_memory()) // _bytes_per_run(instance)
+
+
 def _run(args: argparse.Namespace) -> dict:
     from ..experiments import summarize
     from ..simulation import sweep
 
     instance = _instance_from(args)
+    # Refused before the sweep: even its list of chunks would not fit for a huge count.
+    largest = largest_runs(instance)
+    if args.runs > largest:
+        raise _UsageError(f"--runs {args.runs}: the results would not fit in memory (about "
+                          f"{_bytes_per_run(instance)} bytes a run, "
+                          f"{MEMORY_FRACTION:.0%} of {available_memory() / 2**30:.1f} GiB available); "
+                          f"the largest --runs that fits is {largest}")
     table = sweep(
         {instance.label or "custom": instance},
         [args.algorithm],
@@ -282,18 +338,33 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _one_line_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """Show a warning as ``gbai: warning: ...``, without the source path and code line."""
+    text = str(message).splitlines()[0] if str(message) else category.__name__
+    print(f"gbai: warning: {text}", file=sys.stderr)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``gbai`` command; returns the exit status."""
     parser = _parser()
-    try:
-        args = parser.parse_args(argv)
-        if args.command is None:
-            raise _UsageError("choose a command: hardness, run or benchmark (see gbai --help)")
-        args.handler(args)
-    except (_UsageError, ValueError) as error:
-        message = str(error).splitlines()[0] if str(error) else type(error).__name__
-        print(f"gbai: error: {message}", file=sys.stderr)
-        return 2
+    with warnings.catch_warnings():
+        warnings.showwarning = _one_line_warning
+        try:
+            args = parser.parse_args(argv)
+            if args.command is None:
+                raise _UsageError("choose a command: hardness, run or benchmark (see gbai --help)")
+            args.handler(args)
+            sys.stdout.flush()  # a closed pipe shows up here, not at exit
+        except BrokenPipeError:
+            # The reader left (| head -1). Point stdout at /dev/null so the flush at exit
+            # cannot fail again, and end with 141 = 128 + SIGPIPE, the status the shell
+            # gives any tool stopped this way (yes | head -1), which set -o pipefail sees.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 141
+        except (_UsageError, ValueError) as error:
+            message = str(error).splitlines()[0] if str(error) else type(error).__name__
+            print(f"gbai: error: {message}", file=sys.stderr)
+            return 2
     return 0
 
 
