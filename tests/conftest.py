@@ -6,8 +6,16 @@ with a one-line reason on a user's machine and fail in CI (``CI`` set), where
 ``.ci/run`` installs Chromium. ``GBAI_BROWSER`` names the browser to use.
 """
 
+import contextlib
 import os
 import shutil
+import signal
+import socket
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
 
 import pytest
 
@@ -49,3 +57,41 @@ def browser(request):
             yield launched
         finally:
             launched.close()
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@contextlib.contextmanager
+def jupyter_server(command: list[str], port: int, token: str, log: Path, **popen):
+    """Run ``command`` (a JupyterLab server on ``port``), logging to ``log``; yields its base URL once it answers.
+
+    Waits at most two minutes for ``/api/status``, and stops the server's whole process
+    group (a ``make`` target or a launcher script, and the server under it) afterwards.
+    """
+    with open(log, "w") as stream:
+        server = subprocess.Popen(command, stdout=stream, stderr=subprocess.STDOUT, start_new_session=True, **popen)
+    base = f"http://127.0.0.1:{port}"
+    status = urllib.request.Request(f"{base}/api/status", headers={"Authorization": f"token {token}"})
+    try:
+        for _ in range(240):
+            if server.poll() is not None:
+                pytest.fail(f"{command[0]} stopped (exit {server.returncode}):\n{log.read_text()[-3000:]}")
+            try:
+                with urllib.request.urlopen(status, timeout=60):
+                    break
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                time.sleep(0.5)
+        else:
+            pytest.fail(f"{command[0]} did not answer:\n{log.read_text()[-3000:]}")
+        yield base
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait()

@@ -21,8 +21,6 @@ pytest's temporary folder).
 import json
 import os
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import time
@@ -36,6 +34,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "notebooks" / "_tools"))
 import pipeline  # noqa: E402  (make figures' runner: its writing step prepares the tree Lab opens)
+from conftest import free_port, jupyter_server  # noqa: E402
 
 NOTEBOOKS = ("01_problem_setup", "05_experiment_1")
 TOKEN = "gbai-test-token"
@@ -43,12 +42,6 @@ TOKEN = "gbai-test-token"
 TIMEOUT_MS = 180_000
 
 pytestmark = pytest.mark.lab
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def _git(folder: Path, *args: str) -> str:
@@ -89,7 +82,7 @@ def lab(tmp_path_factory):
     _git(repository, "init", "-q")
     _git(repository, "add", "-A")
     _git(repository, "commit", "-q", "-m", "the notebooks as committed")
-    port = _free_port()
+    port = free_port()
     log = repository.parent / "lab.log"
     # The Makefile's lab target, run in the scratch repository with this interpreter's
     # environment (STAMP= skips the install step). The page exposes Lab's application
@@ -103,29 +96,8 @@ def lab(tmp_path_factory):
     environment = {**os.environ, "JUPYTER_PREFER_ENV_PATH": "1",
                    "JUPYTERLAB_SETTINGS_DIR": str(user / "settings"),
                    "JUPYTERLAB_WORKSPACES_DIR": str(user / "workspaces")}
-    with open(log, "w") as stream:
-        server = subprocess.Popen(command, stdout=stream, stderr=subprocess.STDOUT, env=environment,
-                                  start_new_session=True)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(240):
-            if server.poll() is not None:
-                pytest.fail(f"make lab stopped (exit {server.returncode}):\n{log.read_text()[-3000:]}")
-            try:
-                if _request(f"{base}/api/status")[0] == 200:
-                    break
-            except (urllib.error.URLError, ConnectionError, TimeoutError):
-                time.sleep(0.5)
-        else:
-            pytest.fail(f"make lab did not answer:\n{log.read_text()[-3000:]}")
+    with jupyter_server(command, port, TOKEN, log, env=environment) as base:
         yield repository, base, log
-    finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait()
 
 
 @pytest.fixture(scope="module")

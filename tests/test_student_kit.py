@@ -15,7 +15,6 @@ import json
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -25,6 +24,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from conftest import free_port, jupyter_server
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPTS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.py"))
@@ -151,7 +151,14 @@ def test_the_kit_holds_the_student_versions_a_wheel_and_a_guide(kit):
         assert len(wheels) == 1 and re.fullmatch(r"gbai-student-kit/gbai-[\d.]+-py3-none-any\.whl", wheels[0])
         notebooks = [name for name in names if name.endswith(".ipynb")]
         assert notebooks == [f"gbai-student-kit/notebooks/{script.stem}.ipynb" for script in SCRIPTS]
-        assert set(names) == {*notebooks, *wheels, "gbai-student-kit/README.md"}
+        # The launcher and the reader's Lab configuration, as committed (no cache files).
+        lab = ROOT / "notebooks" / "_tools" / "reader_lab"
+        configuration = {f"gbai-student-kit/lab/{path.relative_to(lab).as_posix()}" for path in lab.rglob("*")
+                         if path.is_file() and "__pycache__" not in path.parts}
+        assert "gbai-student-kit/lab/reader_contents.py" in configuration
+        assert set(names) == {*notebooks, *wheels, "gbai-student-kit/README.md", "gbai-student-kit/lab.py",
+                              *configuration}
+        assert archive.read("gbai-student-kit/lab.py") == (ROOT / "notebooks" / "_tools" / "kit_lab.py").read_bytes()
         for script in SCRIPTS:
             # Byte for byte the student version the course grades against.
             released = kit.course / "release" / script.stem / f"{script.stem}.ipynb"
@@ -346,35 +353,17 @@ def test_the_kit_installs_in_a_fresh_venv_and_runs_notebook_1(kit, installed, tm
 def test_the_kits_lab_opens_a_notebook_unmarked_with_real_dates_and_no_news(kit, installed, browser, tmp_path):
     # The guide's command, python lab.py, as a student starts it (here without a browser of its own).
     folder, environment = installed
-    import socket
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     token = "gbai-kit-token"
-    log = tmp_path / "lab.log"
-    with open(log, "w") as stream:
-        server = subprocess.Popen([str(folder / ".venv/bin/python"), "lab.py", "--no-browser", "--ip=127.0.0.1",
-                                   f"--ServerApp.port={port}", f"--IdentityProvider.token={token}",
-                                   "--LabApp.expose_app_in_browser=True"], cwd=folder, env=environment, stdout=stream,
-                                  stderr=subprocess.STDOUT, start_new_session=True)
-    base = f"http://127.0.0.1:{port}"
+    command = [str(folder / ".venv/bin/python"), "lab.py", "--no-browser", "--ip=127.0.0.1", f"--ServerApp.port={port}",
+               f"--IdentityProvider.token={token}", "--LabApp.expose_app_in_browser=True"]
 
     def api(path: str):
         request = urllib.request.Request(f"{base}{path}", headers={"Authorization": f"token {token}"})
         with urllib.request.urlopen(request, timeout=60) as response:
             return json.loads(response.read().decode())
 
-    try:
-        for _ in range(240):  # bounded: two minutes
-            assert server.poll() is None, f"lab.py stopped (exit {server.returncode}):\n{log.read_text()[-3000:]}"
-            try:
-                api("/api/status")
-                break
-            except OSError:
-                time.sleep(0.5)
-        else:
-            pytest.fail(f"lab.py did not answer:\n{log.read_text()[-3000:]}")
+    with jupyter_server(command, port, token, tmp_path / "lab.log", cwd=folder, env=environment) as base:
         # Real dates: the file as unpacked carries its zip entry's date, and Lab shows it (not 1980).
         listing = {entry["name"]: entry for entry in api("/api/contents/")["content"]}
         assert "01_problem_setup.ipynb" in listing, sorted(listing)
@@ -404,10 +393,3 @@ def test_the_kits_lab_opens_a_notebook_unmarked_with_real_dates_and_no_news(kit,
         toasts = page.locator(".Toastify__toast").all_inner_texts()
         assert not any("news" in text.lower() for text in toasts), toasts
         page.close()
-    finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait()

@@ -172,8 +172,8 @@ def find_submissions(submitted: Path, assignments: dict[str, set[str]]) -> tuple
             assignment = named[0] if len(named) == 1 else None
             if assignment is None and notebooks or assignment in chosen or (assignment and assignment in reported):
                 continue
-            problems.append(Problem(student, path, f"is a Python script, not a notebook: ask for the .ipynb file "
-                                                   f"(in JupyterLab, right-click the notebook, Download)",
+            problems.append(Problem(student, path, "is a Python script, not a notebook: ask for the .ipynb file "
+                                                   "(in JupyterLab, right-click the notebook, Download)",
                                     assignment=assignment))
             reported.add(assignment)
     return submissions, problems
