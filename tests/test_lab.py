@@ -374,3 +374,22 @@ def test_a_saved_notebook_keeps_the_language_info_of_its_file(tmp_path):
     text = {"type": "file", "content": "print(1)\n"}
     keep(model=text, path="script.py", contents_manager=Contents())
     assert text == {"type": "file", "content": "print(1)\n"}
+
+
+def test_a_notebook_counts_as_an_executed_copy_only_where_jupytext_pairs_it(tmp_path):
+    # The student kit's Lab has no pairing: a script a student exports beside a notebook
+    # must not lock the notebook away.
+    pytest.importorskip("jupytext", reason="the notebooks extra is not installed")
+    import asyncio
+
+    manager_class = _reader_contents().ReaderContentsManager
+    for folder, paired in (("paired", True), ("kit", False)):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "01_problem_setup.py").write_text("# %%\nprint(1)\n")
+        (tmp_path / folder / "01_problem_setup.ipynb").write_text(
+            json.dumps({"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    shutil.copy2(ROOT / "notebooks" / "jupytext.toml", tmp_path / "paired" / "jupytext.toml")
+    for folder, paired in (("paired", True), ("kit", False)):
+        manager = manager_class(root_dir=str(tmp_path / folder))
+        script = asyncio.run(manager._script_of("01_problem_setup.ipynb"))
+        assert script == ("01_problem_setup.py" if paired else None), folder

@@ -138,9 +138,17 @@ class ReaderContentsManager(AsyncTextFileContentsManager):
         return copy.deepcopy(self._language_info[kernel_name])
 
     async def _script_of(self, path: str) -> str | None:
-        """The percent script paired with the notebook ``path`` (``NN_name.ipynb``), if there is one."""
+        """The percent script paired with the notebook ``path`` (``NN_name.ipynb``), if there is one.
+
+        Paired only where a Jupytext configuration pairs ``ipynb`` with ``py`` (``notebooks/jupytext.toml``):
+        elsewhere, as in the student kit, a ``.py`` beside a notebook (an export, say) is a file of its own.
+        """
         stem, extension = os.path.splitext(path.strip("/"))
         if extension != ".ipynb":
+            return None
+        config = await self.get_config(path.strip("/"), use_cache=True)
+        formats = str(getattr(config, "formats", None) or "")
+        if "ipynb" not in formats or "py" not in formats.replace("ipynb", ""):
             return None
         script = stem + ".py"
         exists = self.file_exists(script)
