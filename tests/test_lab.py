@@ -381,6 +381,7 @@ def test_a_notebook_counts_as_an_executed_copy_only_where_jupytext_pairs_it(tmp_
     # must not lock the notebook away.
     pytest.importorskip("jupytext", reason="the notebooks extra is not installed")
     import asyncio
+    import concurrent.futures
 
     manager_class = _reader_contents().ReaderContentsManager
     for folder, paired in (("paired", True), ("kit", False)):
@@ -391,5 +392,7 @@ def test_a_notebook_counts_as_an_executed_copy_only_where_jupytext_pairs_it(tmp_
     shutil.copy2(ROOT / "notebooks" / "jupytext.toml", tmp_path / "paired" / "jupytext.toml")
     for folder, paired in (("paired", True), ("kit", False)):
         manager = manager_class(root_dir=str(tmp_path / folder))
-        script = asyncio.run(manager._script_of("01_problem_setup.ipynb"))
+        # In a thread of its own: a browser test before this one may leave an event loop running here.
+        with concurrent.futures.ThreadPoolExecutor(1) as thread:
+            script = thread.submit(asyncio.run, manager._script_of("01_problem_setup.ipynb")).result()
         assert script == ("01_problem_setup.py" if paired else None), folder
