@@ -99,7 +99,7 @@ abscissae.round({"published H_id": 1, "typed H_id": 1, "table H_id": 1})
 # algorithm, on the authors' instance. Run counts: 20 a point for Figures 1b and 1c
 # (the authors averaged 10 or 50), 40 for Figure 2 (about 10), and 4 for Figure 1a,
 # whose runs take millions of samples (the authors ran one). The verdict
-# (`gbai.published.verdict`) asks whether the published value, an average of the
+# (`gbai.studies.published.verdict`) asks whether the published value, an average of the
 # authors' $n_a$ runs, lies in the 95% prediction interval
 # $m \pm t_{0.975,n-1}\, s \sqrt{1/n_a + 1/n}$ built from our $n$ runs (mean $m$,
 # standard deviation $s$). Figure 1a's runs get a budget of 20 million samples.
