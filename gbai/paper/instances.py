@@ -15,7 +15,7 @@ import numpy as np
 
 from .model import Instance
 
-__all__ = ["EXPERIMENTS", "PAPER_DELTA", "Experiment", "experiment_grid", "paper_instance", "table1_example"]
+__all__ = ["EXPERIMENTS", "PAPER_DELTA", "Experiment", "table1_example"]
 
 #: The confidence level of every experiment of Section VI.
 PAPER_DELTA = 0.1
@@ -174,25 +174,6 @@ EXPERIMENTS: dict[str, Experiment] = {
 }
 
 
-def _experiment(name: str) -> Experiment:
-    if name not in EXPERIMENTS:
-        raise ValueError(f"unknown experiment {name!r}; choose from {sorted(EXPERIMENTS)}")
-    return EXPERIMENTS[name]
-
-
-def paper_instance(name: str, x: float | None = None, size: int | None = None) -> Instance:
-    """The instance of experiment ``name`` (``example``, ``exp1``-``exp3``, ``vary-n``, ``vary-m``) at ``x``.
-
-    ``size`` is N for ``vary-n`` and M for ``vary-m``.
-    """
-    return _experiment(name).instance(x, size)
-
-
-def experiment_grid(name: str) -> tuple[float, ...]:
-    """The x values of experiment ``name`` (reading note 10)."""
-    return _experiment(name).x_grid
-
-
 def table1_example() -> Instance:
     """The illustrative example of Table I: arm 0 is the best feasible arm."""
-    return paper_instance("example")
+    return EXPERIMENTS["example"].instance()
