@@ -31,8 +31,8 @@ from .experiments import (error_rates, experiment_grid, get_experiment, paired_c
 from .limits import (BestResponse, CharacteristicTime, RewardLaw, alternative_values, best_response,
                            characteristic_time, kinf, kl_bernoulli, lower_bound_tstar)
 from .limits.characteristic_time import matching_divergence
-from .paper import (CSSLUCB, DEFAULT_MAX_SAMPLES, EXPERIMENTS, INFEASIBLE, NO_ANSWER, PAPER_DELTA, REWARD_MODELS,
-                    ActionElimination, ConfidenceSets, Decision, EmpiricalBounds, Experiment, FeasibilityThenBAI,
+from .paper import (CSSLUCB, DEFAULT_MAX_SAMPLES, EXPERIMENT_TITLES, EXPERIMENTS, INFEASIBLE, NO_ANSWER, PAPER_DELTA,
+                    REWARD_MODELS, ActionElimination, ConfidenceSets, Decision, EmpiricalBounds, Experiment, FeasibilityThenBAI,
                     HardnessWarning, Instance, Policy, Round, RoundState, RewardStream, RunResult, StepEngine,
                     check_delta, confidence_radius, confidence_sets, empirical_bounds, load_instance,
                     reward_variance, table1_example, theorem1_bound, theorem1_constants)
@@ -40,7 +40,7 @@ from .simulation import code_fingerprint, run, run_seed, sweep
 
 __all__ = [
     "ALGORITHMS", "ActionElimination", "Algorithm", "BestResponse", "BettingGBAI", "CRASHED", "CSSLUCB",
-    "CSSLUCBPlus", "CharacteristicTime", "ConfidenceSets", "DEFAULT_MAX_SAMPLES", "Decision", "EXPERIMENTS",
+    "CSSLUCBPlus", "CharacteristicTime", "ConfidenceSets", "DEFAULT_MAX_SAMPLES", "Decision", "EXPERIMENT_TITLES", "EXPERIMENTS",
     "EmpiricalBounds", "Experiment", "FeasibilityThenBAI", "HardnessWarning", "INFEASIBLE", "Instance", "LMAGLR",
     "NO_ANSWER", "PAPER_ALGORITHMS", "PAPER_DELTA", "PUBLISHED_EXPERIMENTS", "Policy", "RECOMMENDED",
     "REWARD_MODELS", "RewardLaw", "RewardStream", "Round", "RoundState", "RunResult", "StepEngine", "alternative_values", "best_response",

@@ -53,13 +53,13 @@ import numpy as np
 import pandas as pd
 
 import gbai
-from gbai.plotting import ALGORITHM_STYLES, EXPERIMENT_TITLES, readable_number, savefig
+from gbai.plotting import ALGORITHM_STYLES, readable_number, savefig
 from gbai.studies import every_experiment, record, record_range
 
 pd.set_option("display.float_format", readable_number)  # tables show 2,859,987 and 1e-10
 
 ALGORITHMS = ["css-lucb", "css-lucb-plus", "lma-glr", "betting"]
-TITLES = EXPERIMENT_TITLES
+TITLES = gbai.EXPERIMENT_TITLES
 
 # %% [markdown]
 # ## 1. Two time-uniform tools

@@ -58,12 +58,12 @@ import numpy as np
 import pandas as pd
 
 import gbai
-from gbai.plotting import EXPERIMENT_TITLES, readable_number, savefig
+from gbai.plotting import readable_number, savefig
 from gbai.studies import every_experiment, near_limit, record, record_range
 
 pd.set_option("display.float_format", readable_number)  # tables show 2,859,987 and 1e-10
 
-TITLES = EXPERIMENT_TITLES
+TITLES = gbai.EXPERIMENT_TITLES
 
 # %% [markdown]
 # ## 1. How the tests work

@@ -36,7 +36,7 @@ ALLOWED = {
     "cache": {"version"},
     "simulation": {"paper", "algorithms", "cache"},
     "experiments": {"paper", "asrun", LIMITS, "cache", "simulation"},
-    "plotting": set(),
+    "plotting": {"paper"},  # the paper's experiments and their panel titles
     "studies": {"paper", "fast", LIMITS, "beyond", "asrun", "algorithms", "cache", "simulation", "experiments", "plotting",
                 "studies"},
 }
