@@ -38,8 +38,9 @@
 # falls as $\delta \to 0$ is in notebook 11, section 5.
 
 # %% tags=["parameters"]
+from gbai import PAPER_DELTA
 n_runs = 300  # runs per point (paired seeds: run r uses the same rewards for every algorithm)
-delta = 0.1  # the paper's confidence level
+delta = PAPER_DELTA  # the paper's confidence level
 seed = 2024  # the seed of notebooks 4-8, so the CSS-LUCB runs come from the cache
 workers = None  # processes for the sweeps (None: all cores)
 quick = False  # True: a small, fast configuration (used by the tests)
