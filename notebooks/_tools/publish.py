@@ -1,14 +1,10 @@
-"""Publishing the headline results: gathered from the executed notebooks into one table, quoted from there.
+"""Publishing the headline results for ``make figures``; the pipeline tool is the one caller.
 
-A notebook records each number the project states elsewhere with
-:func:`gbai.studies.record`; the record is an output of its cell. ``make figures``
-then gathers every record of the stored notebooks (:func:`collect`) into
-``figures/results.csv`` (key, value, shown, unit, notebook, figure, description) and
-writes two things from it: the LaTeX macros the report reads (:func:`latex_macros`,
-``\\result{key}``), and the quoted numbers of the Markdown pages, each written between
-``<!--result:key-->`` and ``<!--/result-->`` (:func:`quote`). A test fails when a
-quoted number differs from the table, so no result is typed by hand. The pipeline
-tool (:mod:`pipeline`) is the one caller.
+:func:`collect` gathers the records of the stored notebooks (:func:`gbai.studies.record`)
+into ``figures/results.csv``; from that table :func:`latex_macros` writes the report's
+``\\result{key}`` macros, and :func:`quote` the numbers the Markdown pages quote between
+``<!--result:key-->`` and ``<!--/result-->``. A test fails when a quoted number differs
+from the table, so no result is typed by hand.
 """
 
 from __future__ import annotations
