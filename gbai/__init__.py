@@ -14,7 +14,8 @@ A reproduction package for *Constrained Best Arm Identification in Grouped Bandi
   :mod:`gbai.experiments`) with one result cache (:mod:`gbai.cache`), and plots
   (:mod:`gbai.plotting`, drawing only);
 * :mod:`gbai.studies`: sweeps turned into figures and claims (the paper's
-  experiments, the published figures, the near-limit study and its references).
+  experiments, the published figures, the near-limit study and its references),
+  imported on its own: ``import gbai`` does not load it (nor scipy.stats).
 """
 
 from .version import __version__
@@ -30,23 +31,22 @@ from .experiments import (error_rates, experiment_grid, get_experiment, paired_c
 from .limits import (BestResponse, CharacteristicTime, RewardLaw, alternative_values, best_response,
                            characteristic_time, kinf, kl_bernoulli, lower_bound_tstar)
 from .limits.characteristic_time import matching_divergence
-from .paper import (CSSLUCB, DEFAULT_MAX_SAMPLES, EXPERIMENTS, INFEASIBLE, NO_ANSWER, PAPER_DELTA, REWARD_MODELS,
-                    ActionElimination, ConfidenceSets, Decision, EmpiricalBounds, Experiment, FeasibilityThenBAI,
+from .paper import (CSSLUCB, DEFAULT_MAX_SAMPLES, EXPERIMENT_TITLES, EXPERIMENTS, INFEASIBLE, NO_ANSWER, PAPER_DELTA,
+                    REWARD_MODELS, ActionElimination, ConfidenceSets, Decision, EmpiricalBounds, Experiment, FeasibilityThenBAI,
                     HardnessWarning, Instance, Policy, Round, RoundState, RewardStream, RunResult, StepEngine,
                     check_delta, confidence_radius, confidence_sets, empirical_bounds, load_instance,
                     reward_variance, table1_example, theorem1_bound, theorem1_constants)
 from .simulation import code_fingerprint, run, run_seed, sweep
-from .studies import published
 
 __all__ = [
     "ALGORITHMS", "ActionElimination", "Algorithm", "BestResponse", "BettingGBAI", "CRASHED", "CSSLUCB",
-    "CSSLUCBPlus", "CharacteristicTime", "ConfidenceSets", "DEFAULT_MAX_SAMPLES", "Decision", "EXPERIMENTS",
+    "CSSLUCBPlus", "CharacteristicTime", "ConfidenceSets", "DEFAULT_MAX_SAMPLES", "Decision", "EXPERIMENT_TITLES", "EXPERIMENTS",
     "EmpiricalBounds", "Experiment", "FeasibilityThenBAI", "HardnessWarning", "INFEASIBLE", "Instance", "LMAGLR",
     "NO_ANSWER", "PAPER_ALGORITHMS", "PAPER_DELTA", "PUBLISHED_EXPERIMENTS", "Policy", "RECOMMENDED",
     "REWARD_MODELS", "RewardLaw", "RewardStream", "Round", "RoundState", "RunResult", "StepEngine", "alternative_values", "best_response",
     "characteristic_time", "check_delta", "code_fingerprint", "confidence_radius", "confidence_sets",
     "default_cache_dir", "empirical_bounds", "error_rates", "experiment_grid", "get_algorithm", "get_experiment", "kinf",
     "kl_bernoulli", "load_instance", "lower_bound_tstar", "matching_divergence", "paired_comparison",
-    "paper_instance", "published", "resolve", "reward_variance", "run", "run_seed", "stored_limit", "summarize",
+    "paper_instance", "resolve", "reward_variance", "run", "run_seed", "stored_limit", "summarize",
     "sweep", "sweep_experiment", "table1_example", "theorem1_bound", "theorem1_constants",
 ]

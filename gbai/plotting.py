@@ -14,9 +14,10 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from .paper.instances import EXPERIMENT_TITLES
+
 __all__ = [
     "ALGORITHM_STYLES",
-    "EXPERIMENT_TITLES",
     "figures_dir",
     "legend_below",
     "panel_grid",
@@ -40,9 +41,6 @@ ALGORITHM_STYLES = {
     "lma-glr": {"color": "#ff7f0e", "marker": "v", "label": "LMA-GLR"},
     "betting": {"color": "#17becf", "marker": "P", "label": "Betting-GBAI"},
 }
-#: Panel titles of the paper's experiments (Tables III and IV), in the paper's order.
-EXPERIMENT_TITLES = {"exp1": "Experiment 1", "exp2": "Experiment 2", "exp3": "Experiment 3",
-                     "vary-n": "Varying N (Table IV)", "vary-m": "Varying M (Table IV)"}
 _FALLBACK_COLORS = ["#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#ff7f0e"]
 
 

@@ -34,8 +34,9 @@
 # possible. Indices in `gbai` start at 0; the paper counts from 1.
 
 # %% tags=["parameters"]
+from gbai import PAPER_DELTA
 n_runs = 300  # runs for the small simulation at the end
-delta = 0.1  # confidence parameter used throughout the paper
+delta = PAPER_DELTA  # confidence parameter used throughout the paper
 seed = 2024  # every random number below derives from this seed
 workers = None  # processes for simulations (None: all cores)
 quick = False  # True: a small, fast configuration (used by the tests)

@@ -45,8 +45,9 @@
 # sample counts and empirical means it is the GLR statistic used in notebook 11 (LMA-GLR).
 
 # %% tags=["parameters"]
+from gbai import PAPER_DELTA
 n_runs = 300  # not used here: this notebook only computes bounds
-delta = 0.1  # confidence level of the bounds
+delta = PAPER_DELTA  # confidence level of the bounds
 seed = 2024  # not used here: nothing is random
 workers = None  # not used here
 quick = False  # True: a small, fast configuration (used by the tests)

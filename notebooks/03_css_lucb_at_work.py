@@ -37,8 +37,9 @@
 # notes 3-5 fix the details the paper leaves open.
 
 # %% tags=["parameters"]
+from gbai import PAPER_DELTA
 n_runs = 30  # paired runs per policy for the comparison at the end (step engine: ~1 s a run)
-delta = 0.1  # confidence parameter
+delta = PAPER_DELTA  # confidence parameter
 seed = 2024  # seeds every run in this notebook
 workers = None  # unused here: the step engine runs in this process
 quick = False  # True: a small, fast configuration (used by the tests)

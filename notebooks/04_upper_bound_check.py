@@ -29,8 +29,9 @@
 # theorem's.
 
 # %% tags=["parameters"]
+from gbai import PAPER_DELTA
 n_runs = 300  # runs per instance
-delta = 0.1  # the paper's confidence level
+delta = PAPER_DELTA  # the paper's confidence level
 seed = 2024  # same seed as notebooks 5-8, so their cached runs are reused
 workers = None  # processes for the sweep (None: all cores)
 quick = False  # True: a small, fast configuration (used by the tests)

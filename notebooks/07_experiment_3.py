@@ -25,8 +25,9 @@
 # shade it.
 
 # %% tags=["parameters"]
+from gbai import PAPER_DELTA
 n_runs = 300  # runs per (x, algorithm) point
-delta = 0.1  # the paper's confidence level
+delta = PAPER_DELTA  # the paper's confidence level
 seed = 2024  # run r of every point uses the seed sequence (seed, r)
 workers = None  # processes for the sweep (None: all cores)
 quick = False  # True: a small, fast configuration (used by the tests)

@@ -39,12 +39,13 @@
 # once all three algorithms share one radius and one $\delta$.
 
 # %% tags=["parameters"]
+from gbai import PAPER_DELTA
 n_runs = 20  # as-run and text runs per point of Figures 1b and 1c
 n_runs_fig1a = 4  # Figure 1a: millions of samples a run (the authors ran 1)
 n_runs_fig2 = 40  # Figure 2: tens of thousands of samples a run
 staircase_runs = 10  # runs per step of the deviation staircase (Figures 1b, 1c)
 staircase_runs_fig1a = 3  # the same on Figure 1a's instance
-delta = 0.1  # the paper's confidence level (the as-run baselines fix their own: AE 0.2, FtB 0.1)
+delta = PAPER_DELTA  # the paper's confidence level (the as-run baselines fix their own: AE 0.2, FtB 0.1)
 budget_fig1a = 20_000_000  # sample budget on Figure 1a (2.3 x the largest published count)
 seed = 2024  # run r of every point uses the seed sequence (seed, r): paired across variants
 workers = None  # processes for the sweeps (None: all cores)
@@ -99,7 +100,7 @@ abscissae.round({"published H_id": 1, "typed H_id": 1, "table H_id": 1})
 # algorithm, on the authors' instance. Run counts: 20 a point for Figures 1b and 1c
 # (the authors averaged 10 or 50), 40 for Figure 2 (about 10), and 4 for Figure 1a,
 # whose runs take millions of samples (the authors ran one). The verdict
-# (`gbai.published.verdict`) asks whether the published value, an average of the
+# (`gbai.studies.published.verdict`) asks whether the published value, an average of the
 # authors' $n_a$ runs, lies in the 95% prediction interval
 # $m \pm t_{0.975,n-1}\, s \sqrt{1/n_a + 1/n}$ built from our $n$ runs (mean $m$,
 # standard deviation $s$). Figure 1a's runs get a budget of 20 million samples.

@@ -33,8 +33,9 @@
 # (Betting-GBAI). All three are $\delta$-correct for any rewards in $[0, 1]$.
 
 # %% tags=["parameters"]
+from gbai import PAPER_DELTA
 n_runs = 300  # runs per point (paired seeds: run r uses the same rewards for every algorithm)
-delta = 0.1  # the paper's confidence level
+delta = PAPER_DELTA  # the paper's confidence level
 seed = 2024  # the seed of notebooks 4-8, so the CSS-LUCB runs come from the cache
 workers = None  # processes for the sweeps (None: all cores)
 quick = False  # True: a small, fast configuration (used by the tests)
@@ -49,12 +50,12 @@ import numpy as np
 import pandas as pd
 
 import gbai
-from gbai.plotting import EXPERIMENT_TITLES, readable_number, savefig
+from gbai.plotting import readable_number, savefig
 from gbai.studies import every_experiment, record_range
 
 pd.set_option("display.float_format", readable_number)  # tables show 2,859,987 and 1e-10
 
-TITLES = EXPERIMENT_TITLES
+TITLES = gbai.EXPERIMENT_TITLES
 EXPERIMENTS = list(TITLES)
 
 # %% [markdown]

@@ -36,8 +36,9 @@
 # approaches the limit as $\delta \to 0$, for Bernoulli and for Beta rewards.
 
 # %% tags=["parameters"]
+from gbai import PAPER_DELTA
 n_runs = 300  # runs per point (paired seeds: run r uses the same rewards for every algorithm)
-delta = 0.1  # the paper's confidence level
+delta = PAPER_DELTA  # the paper's confidence level
 seed = 2024  # the seed of notebooks 4-8, so the CSS-LUCB runs come from the cache
 workers = None  # processes for the sweeps (None: all cores)
 quick = False  # True: a small, fast configuration (used by the tests)
@@ -53,13 +54,13 @@ import numpy as np
 import pandas as pd
 
 import gbai
-from gbai.plotting import ALGORITHM_STYLES, EXPERIMENT_TITLES, readable_number, savefig
+from gbai.plotting import ALGORITHM_STYLES, readable_number, savefig
 from gbai.studies import every_experiment, record, record_range
 
 pd.set_option("display.float_format", readable_number)  # tables show 2,859,987 and 1e-10
 
 ALGORITHMS = ["css-lucb", "css-lucb-plus", "lma-glr", "betting"]
-TITLES = EXPERIMENT_TITLES
+TITLES = gbai.EXPERIMENT_TITLES
 
 # %% [markdown]
 # ## 1. Two time-uniform tools

@@ -38,8 +38,9 @@
 # falls as $\delta \to 0$ is in notebook 11, section 5.
 
 # %% tags=["parameters"]
+from gbai import PAPER_DELTA
 n_runs = 300  # runs per point (paired seeds: run r uses the same rewards for every algorithm)
-delta = 0.1  # the paper's confidence level
+delta = PAPER_DELTA  # the paper's confidence level
 seed = 2024  # the seed of notebooks 4-8, so the CSS-LUCB runs come from the cache
 workers = None  # processes for the sweeps (None: all cores)
 quick = False  # True: a small, fast configuration (used by the tests)
@@ -58,12 +59,12 @@ import numpy as np
 import pandas as pd
 
 import gbai
-from gbai.plotting import EXPERIMENT_TITLES, readable_number, savefig
+from gbai.plotting import readable_number, savefig
 from gbai.studies import every_experiment, near_limit, record, record_range
 
 pd.set_option("display.float_format", readable_number)  # tables show 2,859,987 and 1e-10
 
-TITLES = EXPERIMENT_TITLES
+TITLES = gbai.EXPERIMENT_TITLES
 
 # %% [markdown]
 # ## 1. How the tests work

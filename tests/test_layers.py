@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -34,7 +36,7 @@ ALLOWED = {
     "cache": {"version"},
     "simulation": {"paper", "algorithms", "cache"},
     "experiments": {"paper", "asrun", LIMITS, "cache", "simulation"},
-    "plotting": set(),
+    "plotting": {"paper"},  # the paper's experiments and their panel titles
     "studies": {"paper", "fast", LIMITS, "beyond", "asrun", "algorithms", "cache", "simulation", "experiments", "plotting",
                 "studies"},
 }
@@ -235,6 +237,18 @@ def test_the_paper_layer_is_plain_numpy():
 def test_nothing_in_the_library_imports_the_tooling():
     for path in _library_files():
         assert ("gbai", "tools") not in _imports(path), path.relative_to(PACKAGE)
+
+
+def test_importing_gbai_leaves_the_studies_unloaded():
+    # The studies sit on top of everything: a user who runs an algorithm pays for none of them
+    # (scipy.stats, the published figures, the near-limit study). A fresh interpreter, since
+    # this one may have imported them for other tests.
+    loaded = subprocess.run([sys.executable, "-c", "import sys, gbai; print(sorted(sys.modules))"],
+                            capture_output=True, text=True, check=True, timeout=120).stdout
+    modules = ast.literal_eval(loaded)
+    assert "gbai.experiments" in modules, "the check reads the modules import gbai loads"
+    assert not [name for name in modules if name.startswith("gbai.studies")]
+    assert "scipy.stats" not in modules
 
 
 def test_no_module_imports_another_modules_private_names():

@@ -182,6 +182,7 @@ def test_paper_instances_match_the_tables():
     assert gbai.experiment_grid("exp2") == (0.5, 0.55, 0.6, 0.65, 0.7)
     assert gbai.experiment_grid("exp3") == (0.05, 0.1, 0.15, 0.2, 0.25, 0.3)
     assert gbai.experiment_grid("vary-n") == (0.38, 0.4, 0.42, 0.44, 0.46)
+    assert list(gbai.EXPERIMENT_TITLES) == ["exp1", "exp2", "exp3", "vary-n", "vary-m"]  # Section VI, not Table I
     for name, experiment in gbai.EXPERIMENTS.items():
         for x in experiment.x_grid or [None]:
             for size in experiment.sizes or [None]:

@@ -12,14 +12,14 @@ from .bounds import ConfidenceSets, EmpiricalBounds, confidence_radius, confiden
 from .css_lucb import CSSLUCB, css_lucb
 from .engine import DEFAULT_MAX_SAMPLES, NO_ANSWER, Decision, Policy, Round, RoundState, RunResult, StepEngine
 from .feasibility_then_bai import FeasibilityThenBAI
-from .instances import EXPERIMENTS, PAPER_DELTA, Experiment, experiment_grid, paper_instance, table1_example
+from .instances import EXPERIMENT_TITLES, EXPERIMENTS, PAPER_DELTA, Experiment, table1_example
 from .model import INFEASIBLE, HardnessWarning, Instance, check_delta, load_instance
 from .rewards import REWARD_MODELS, RewardStream, reward_variance
 from .theorem1 import theorem1_bound, theorem1_constants
 
-__all__ = ["ActionElimination", "CSSLUCB", "ConfidenceSets", "DEFAULT_MAX_SAMPLES", "Decision", "EXPERIMENTS",
-           "EmpiricalBounds", "Experiment", "FeasibilityThenBAI", "HardnessWarning", "INFEASIBLE", "Instance",
+__all__ = ["ActionElimination", "CSSLUCB", "ConfidenceSets", "DEFAULT_MAX_SAMPLES", "Decision", "EXPERIMENT_TITLES",
+           "EXPERIMENTS", "EmpiricalBounds", "Experiment", "FeasibilityThenBAI", "HardnessWarning", "INFEASIBLE", "Instance",
            "NO_ANSWER", "PAPER_DELTA", "Policy", "REWARD_MODELS", "Round", "RoundState", "RewardStream", "RunResult",
            "StepEngine", "check_delta", "confidence_radius", "confidence_sets", "css_lucb", "empirical_bounds",
-           "experiment_grid", "load_instance", "paper_instance", "reward_variance", "table1_example",
+           "load_instance", "reward_variance", "table1_example",
            "theorem1_bound", "theorem1_constants"]

@@ -15,7 +15,7 @@ import numpy as np
 
 from .model import Instance
 
-__all__ = ["EXPERIMENTS", "PAPER_DELTA", "Experiment", "experiment_grid", "paper_instance", "table1_example"]
+__all__ = ["EXPERIMENTS", "EXPERIMENT_TITLES", "PAPER_DELTA", "Experiment", "table1_example"]
 
 #: The confidence level of every experiment of Section VI.
 PAPER_DELTA = 0.1
@@ -26,7 +26,8 @@ class Experiment:
     """A family of instances: a table with one free entry ``x`` (``None`` in ``rows``).
 
     ``size_parameter`` ("N" or "M") and ``sizes`` describe the varying-N and
-    varying-M families, which keep the first N arms or M attributes.
+    varying-M families, which keep the first N arms or M attributes; ``short_title``
+    names an experiment of Section VI in a figure's panel.
     """
 
     name: str
@@ -38,6 +39,7 @@ class Experiment:
     size_parameter: str | None = None
     sizes: tuple[int, ...] = ()
     default_size: int | None = None
+    short_title: str = ""
 
     def means(self, x: float | None, size: int | None) -> np.ndarray:
         """The attribute means at ``x``, cut to ``size``."""
@@ -107,6 +109,7 @@ EXPERIMENTS: dict[str, Experiment] = {
             (X, 0.35, 0.35, 0.35, 0.35),
         ),
         x_grid=grid(0.31, 0.35, 0.01),
+        short_title="Experiment 1",
     ),
     "exp2": Experiment(
         name="exp2",
@@ -121,6 +124,7 @@ EXPERIMENTS: dict[str, Experiment] = {
             (0.1, 0.9, 0.9, 0.8, 0.8),
         ),
         x_grid=grid(0.50, 0.70, 0.05),
+        short_title="Experiment 2",
     ),
     "exp3": Experiment(
         name="exp3",
@@ -135,6 +139,7 @@ EXPERIMENTS: dict[str, Experiment] = {
             (0.3, 0.7, 0.4, 0.9, 0.5),
         ),
         x_grid=grid(0.05, 0.30, 0.05),
+        short_title="Experiment 3",
     ),
     "vary-n": Experiment(
         name="vary-n",
@@ -153,6 +158,7 @@ EXPERIMENTS: dict[str, Experiment] = {
         size_parameter="N",
         sizes=(4, 5, 6),
         default_size=6,
+        short_title="Varying N (Table IV)",
     ),
     "vary-m": Experiment(
         name="vary-m",
@@ -170,29 +176,14 @@ EXPERIMENTS: dict[str, Experiment] = {
         size_parameter="M",
         sizes=(2, 3, 4),
         default_size=4,
+        short_title="Varying M (Table IV)",
     ),
 }
-
-
-def _experiment(name: str) -> Experiment:
-    if name not in EXPERIMENTS:
-        raise ValueError(f"unknown experiment {name!r}; choose from {sorted(EXPERIMENTS)}")
-    return EXPERIMENTS[name]
-
-
-def paper_instance(name: str, x: float | None = None, size: int | None = None) -> Instance:
-    """The instance of experiment ``name`` (``example``, ``exp1``-``exp3``, ``vary-n``, ``vary-m``) at ``x``.
-
-    ``size`` is N for ``vary-n`` and M for ``vary-m``.
-    """
-    return _experiment(name).instance(x, size)
-
-
-def experiment_grid(name: str) -> tuple[float, ...]:
-    """The x values of experiment ``name`` (reading note 10)."""
-    return _experiment(name).x_grid
+#: The experiments of Section VI (Tables III and IV; not Table I's example), in the paper's order, with their
+#: short titles: every study and figure of all of them reads this.
+EXPERIMENT_TITLES = {name: experiment.short_title for name, experiment in EXPERIMENTS.items() if experiment.x_grid}
 
 
 def table1_example() -> Instance:
     """The illustrative example of Table I: arm 0 is the best feasible arm."""
-    return paper_instance("example")
+    return EXPERIMENTS["example"].instance()

@@ -15,7 +15,8 @@ from typing import Mapping, Sequence
 import pandas as pd
 
 from ..experiments import sweep_experiment
-from ..plotting import EXPERIMENT_TITLES, plot_every_experiment, savefig
+from ..paper.instances import EXPERIMENT_TITLES
+from ..plotting import plot_every_experiment, savefig
 
 __all__ = ["EVERY_EXPERIMENT", "EveryExperiment", "every_experiment"]
 

@@ -44,6 +44,7 @@ from tqdm import tqdm
 
 from ..cache import cached
 from ..experiments import get_experiment, sweep_experiment
+from ..paper.instances import EXPERIMENT_TITLES
 from ..paper.model import Instance
 from ..simulation import run, run_seed, sweep
 
@@ -53,7 +54,7 @@ __all__ = ["ALGORITHM", "BAI_DELTAS", "DELTAS", "REFERENCES", "adversarial_insta
 
 #: The confidence levels of the Bernoulli table, from the paper's 0.1 down to 1e-10.
 DELTAS = (1e-1, 1e-2, 1e-3, 1e-6, 1e-10)
-EXPERIMENTS = ("exp1", "exp2", "exp3", "vary-n", "vary-m")
+EXPERIMENTS = tuple(EXPERIMENT_TITLES)
 ALGORITHM = "betting"
 
 

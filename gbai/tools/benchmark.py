@@ -22,7 +22,7 @@ from ..experiments import paper_instance
 from ..limits.alternatives import alternative_values_kernel, best_response, best_response_kernel
 from ..limits.characteristic_time import characteristic_time
 from ..limits.divergences import kl_bernoulli_scalar
-from ..paper.instances import EXPERIMENTS
+from ..paper.instances import EXPERIMENTS, PAPER_DELTA
 from ..paper.model import Instance
 from ..simulation import run
 
@@ -149,7 +149,7 @@ def benchmark_lower_bounds(repeat: int = 2000, verbose: bool = True) -> dict:
                 elapsed = time.perf_counter() - start
                 timings["characteristic_time"][inst.label] = (elapsed, result)
                 if verbose:
-                    kl = kl_bernoulli_scalar(0.1, 0.9)
+                    kl = kl_bernoulli_scalar(PAPER_DELTA, 1.0 - PAPER_DELTA)
                     print(
                         f"{inst.label:28s} {result.T_star:12.2f} {result.T_star * kl:13.2f} "
                         f"{result.gap:9.1e} {result.iterations:5d} {elapsed * 1e3:6.1f}ms"

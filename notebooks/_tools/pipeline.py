@@ -243,7 +243,7 @@ def write_results(notebooks: Path, root: Path) -> dict:
     notebook is read, including those this run did not execute, so the table always
     covers all of them.
     """
-    from gbai.studies.results import collect, latex_macros, quote, quoted_keys
+    from publish import collect, latex_macros, quote, quoted_keys
 
     table = collect(sorted(notebooks.glob("[0-9][0-9]_*.ipynb")))
     target = root / "figures" / "results.csv"
