@@ -7,15 +7,16 @@ A reproduction package for *Constrained Best Arm Identification in Grouped Bandi
   engine, CSS-LUCB and the two baselines, Theorem 1);
 * :mod:`gbai.fast`: the same algorithms compiled, tested run for run against it;
 * :mod:`gbai.limits`: divergences, the alternatives and the characteristic time ``T*``;
-* :mod:`gbai.beyond`: algorithms beyond the paper (CSS-LUCB+, LMA-GLR, Betting-GBAI);
+* :mod:`gbai.beyond`: algorithms beyond the paper (CSS-LUCB+, LMA-GLR, Betting-GBAI) and
+  the plain best-arm references (Track-and-Stop, Top Two);
   :data:`RECOMMENDED` names the one the package recommends;
 * :mod:`gbai.asrun`: the authors' as-run variants and the published figures' instances;
 * the registry (:mod:`gbai.algorithms`), runs and sweeps (:mod:`gbai.simulation`,
   :mod:`gbai.experiments`) with one result cache (:mod:`gbai.cache`), and plots
   (:mod:`gbai.plotting`, drawing only);
 * :mod:`gbai.studies`: sweeps turned into figures and claims (the paper's
-  experiments, the published figures, the near-limit study and its references),
-  imported on its own: ``import gbai`` does not load it (nor scipy.stats).
+  experiments, the published figures, the near-limit study), imported on its own:
+  ``import gbai`` does not load it (nor scipy.stats).
 """
 
 from .version import __version__

@@ -6,10 +6,14 @@ preset, :data:`gbai.asrun.variants.PRESETS`); the command line takes the same sp
 :func:`resolve` checks a spec and gives its canonical form (options at their
 defaults left out, the others sorted), so two spellings share their cached runs. A
 new algorithm is a module of ``gbai/beyond/`` and one entry of :data:`ALGORITHMS`.
+The plain best-arm references (Track-and-Stop, Top Two: ``M = 1`` only, compiled
+engine only) are a second table, :data:`REFERENCES`, that specs reach as well, e.g.
+``"track-and-stop:stopping=bets"``.
 """
 
 from __future__ import annotations
 
+from collections import ChainMap
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Callable, Mapping
@@ -20,13 +24,14 @@ from .asrun.variants import OPTIONS as AS_RUN_OPTIONS, PRESETS as AS_RUN_PRESETS
 from .beyond.betting import BETTING_OPTIONS, BettingGBAI, level_free, run_betting, run_betting_deltas
 from .beyond.css_lucb_plus import PLUS_OPTIONS, CSSLUCBPlus, run_css_lucb_plus
 from .beyond.lma_glr import LMAGLR, run_lma_glr, run_lma_glr_deltas
+from .beyond.references import STOPPING_RULES, run_reference
 from .fast.paper import run_kernel
 from .paper import ActionElimination, CSSLUCB, FeasibilityThenBAI
 from .paper.engine import Policy
 from .paper.model import Instance
 
-__all__ = ["ALGORITHMS", "PAPER_ALGORITHMS", "RECOMMENDED", "Algorithm", "Resolved", "canonical_spec", "get_algorithm",
-           "resolve"]
+__all__ = ["ALGORITHMS", "PAPER_ALGORITHMS", "RECOMMENDED", "REFERENCES", "Algorithm", "Resolved", "canonical_spec",
+           "get_algorithm", "resolve"]
 
 #: ``kernel(instance, delta, keys, model, max_samples, options) -> (answer, samples, rounds, counts, stopped)``.
 Kernel = Callable[[Instance, float, np.ndarray, int, int, dict], tuple]
@@ -39,7 +44,7 @@ class Algorithm:
     """A named algorithm.
 
     ``policy(**options)`` builds a step-engine policy (:mod:`gbai.paper.engine`) and
-    ``kernel`` runs the same rule compiled. ``options`` maps each option to its
+    ``kernel`` runs the same rule compiled; a reference has no policy (``None``). ``options`` maps each option to its
     values, the default first; ``presets`` names sets of options (``as=NAME``).
     ``as_run`` is the compiled run of the authors' as-run variants (:mod:`gbai.asrun`):
     a spec that moves any option from its default (the text's reading) runs there,
@@ -52,7 +57,7 @@ class Algorithm:
     name: str
     title: str
     reference: str
-    policy: Callable[..., Policy]
+    policy: Callable[..., Policy] | None
     kernel: Kernel
     options: dict[str, tuple[str, ...]] = field(default_factory=dict)
     presets: dict[str, dict[str, str]] = field(default_factory=dict)
@@ -77,6 +82,8 @@ class Resolved:
 
     def policy(self) -> Policy:
         """A fresh step-engine policy for this spec."""
+        if self.algorithm.policy is None:
+            raise ValueError(f"{self.spec}: the best-arm references run in the compiled engine only (engine='fast')")
         if self.algorithm.as_run is None:
             return self.algorithm.policy(**self.options)
         if self.as_run:
@@ -134,6 +141,27 @@ ALGORITHMS: dict[str, Algorithm] = {
                          deltas_kernel=run_betting_deltas, level_free=level_free),
 }
 
+
+def _one_level(levels_kernel: DeltasKernel, instance: Instance, delta: float, keys: np.ndarray, model: int,
+               max_samples: int, options: dict) -> tuple:
+    """A kernel over a vector of levels run at the one level ``delta``."""
+    return levels_kernel(instance, np.array([delta]), keys, model, max_samples, options)[0]
+
+
+def _reference(sampling: str, title: str) -> Algorithm:
+    levels_kernel = partial(run_reference, sampling)
+    return Algorithm(sampling, title, "beyond the paper: gbai.beyond.references", None,
+                     partial(_one_level, levels_kernel), {"stopping": STOPPING_RULES}, deltas_kernel=levels_kernel)
+
+
+#: The plain best-arm references (:mod:`gbai.beyond.references`), by sampling rule: option ``stopping`` picks
+#: the stop (``kt``, the default, ``gk`` and ``bets`` are proven, ``heuristic`` is not, ``oracle`` is told the
+#: means). Instances with one attribute only, compiled engine only; one pass serves a list of deltas.
+REFERENCES: dict[str, Algorithm] = {
+    "track-and-stop": _reference("track-and-stop", "Track-and-Stop (D-tracking of w*; plain best arm, M = 1)"),
+    "top-two": _reference("top-two", "Top Two (EB-TCI, beta = 1/2; plain best arm, M = 1)"),
+}
+
 #: The package's recommended algorithm: Betting-GBAI with level-free sampling. It is
 #: delta-correct for every reward law on [0, 1] (the book page "Why the recommended
 #: algorithm is delta-correct"), needs about the samples of Betting-GBAI's default
@@ -145,8 +173,10 @@ RECOMMENDED = "betting:sampling=level-free"
 PAPER_ALGORITHMS = ("css-lucb", "ae", "feasibility-then-bai")
 
 
-def get_algorithm(name: str, registry: Mapping[str, Algorithm] = ALGORITHMS) -> Algorithm:
-    """The algorithm called ``name`` (without options); a ValueError lists the valid names."""
+def get_algorithm(name: str, registry: Mapping[str, Algorithm] | None = None) -> Algorithm:
+    """The algorithm called ``name`` (without options) in ``registry`` (default: :data:`ALGORITHMS`, then
+    :data:`REFERENCES`); a ValueError lists the valid names."""
+    registry = ChainMap(ALGORITHMS, REFERENCES) if registry is None else registry
     try:
         return registry[name]
     except (KeyError, TypeError):
@@ -159,7 +189,7 @@ def canonical_spec(name: str, options: Mapping[str, str], choices: Mapping[str, 
     return name + (":" + ",".join(changed) if changed else "")
 
 
-def resolve(spec: str, registry: Mapping[str, Algorithm] = ALGORITHMS) -> Resolved:
+def resolve(spec: str, registry: Mapping[str, Algorithm] | None = None) -> Resolved:
     """Parse ``"name"`` or ``"name:option=value,..."`` (a preset ``as=NAME`` first, then options)."""
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"an algorithm spec must be a non-empty string, got {spec!r}")

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 import gbai
+from gbai.algorithms import REFERENCES
 
 PACKAGE = Path(gbai.__file__).parent
 TOOLS = Path(__file__).resolve().parents[1] / "notebooks" / "_tools"
@@ -360,7 +361,9 @@ def test_a_new_algorithm_is_one_module_and_one_registry_entry(toy, monkeypatch):
 
 def test_the_registry_names_each_algorithm_once():
     assert set(gbai.ALGORITHMS) == {algorithm.name for algorithm in gbai.ALGORITHMS.values()}
+    assert set(REFERENCES) == {algorithm.name for algorithm in REFERENCES.values()}
+    assert not set(gbai.ALGORITHMS) & set(REFERENCES)  # one spec, one algorithm
     assert gbai.PAPER_ALGORITHMS == ("css-lucb", "ae", "feasibility-then-bai")
-    for algorithm in gbai.ALGORITHMS.values():
+    for algorithm in [*gbai.ALGORITHMS.values(), *REFERENCES.values()]:
         for module in algorithm.modules:
             assert importlib.util.find_spec(module) is not None, module

@@ -1,5 +1,6 @@
-"""The plain best-arm references of the near-limit study (gbai.studies.references) and their table."""
+"""The plain best-arm references (gbai.beyond.references, the registry's REFERENCES) and the near-limit table."""
 
+import json
 import math
 
 import numpy as np
@@ -9,11 +10,18 @@ from scipy import optimize, special, stats
 import gbai
 from gbai import Instance
 from gbai.beyond.betting import bet_grid
+from gbai.algorithms import REFERENCES
+from gbai.beyond.references import (PROVEN_STOPPING_RULES, SAMPLING_RULES, STOPPING_RULES, bets_statistic,
+                                    gk_threshold, heuristic_threshold, kt_statistic, optimal_proportions,
+                                    oracle_statistic, stopping_statistic)
 from gbai.studies import near_limit
-from gbai.studies.references import (PROVEN_STOPPING_RULES, SAMPLING_RULES, STOPPING_RULES, bets_statistic,
-                                     gk_threshold, heuristic_threshold, kt_statistic, optimal_proportions,
-                                     oracle_statistic, run_reference, run_reference_deltas,
-                                     stopping_statistic)
+from gbai.tools.cli import main
+
+
+def run_reference(instance, sampling="track-and-stop", stopping="kt", delta=0.1, seed=0, max_samples=10_000_000):
+    """One run of a reference through the front door, gbai.run with its spec (Bernoulli rewards)."""
+    return gbai.run(instance, f"{sampling}:stopping={stopping}", delta=delta, seed=seed, reward="bernoulli",
+                    max_samples=max_samples)
 
 
 def _rewards(seed, means, counts, fractional):
@@ -36,8 +44,17 @@ def _pooled_fit(x, y):
     return -found.fun
 
 
-def test_references_are_studies_with_documented_thresholds():
+def test_references_are_a_second_table_with_documented_thresholds():
     assert not {"track-and-stop", "top-two", "tas", "toptwo"} & set(gbai.ALGORITHMS)
+    assert tuple(REFERENCES) == SAMPLING_RULES
+    assert gbai.resolve("track-and-stop:stopping=kt").spec == "track-and-stop"
+    assert gbai.resolve("top-two: stopping=bets").spec == "top-two:stopping=bets"
+    # Compiled engine only: no step-engine policy, as for the as-run options.
+    for spec in ("track-and-stop", "top-two:stopping=oracle"):
+        with pytest.raises(ValueError, match="compiled engine only"):
+            gbai.resolve(spec).policy()
+        with pytest.raises(ValueError, match="compiled engine only"):
+            gbai.run(Instance([[0.5], [0.4]], 0.05), spec, engine="step")
     assert STOPPING_RULES[:3] == PROVEN_STOPPING_RULES == ("kt", "gk", "bets")
     assert SAMPLING_RULES == ("track-and-stop", "top-two")
     assert heuristic_threshold(100.0, 0.1) == pytest.approx(math.log((math.log(100.0) + 1.0) / 0.1))
@@ -68,7 +85,7 @@ def test_stopping_statistics_against_a_direct_computation(fractional):
     assert kt_statistic(sums, counts, a) == pytest.approx(kt, abs=1e-6)
     for name, level in (("kt", math.log(3 / 0.1)), ("gk", math.log(2 * t * 3 / 0.1)),
                         ("heuristic", math.log((math.log(t) + 1) / 0.1))):
-        statistic, got_level = stopping_statistic(STOPPING_RULES.index(name), means, sums, counts, a, float(t), 0.1)
+        statistic, got_level = stopping_statistic(name, means, sums, counts, a, float(t), 0.1)
         assert statistic == pytest.approx(kt if name == "kt" else glr, abs=1e-6)
         assert got_level == pytest.approx(level, rel=1e-12)
     # The bet stop: the smallest, over b, of the infimum over a common mean m of the
@@ -96,7 +113,7 @@ def test_stopping_statistics_against_a_direct_computation(fractional):
         assert value == pytest.approx(bets, abs=1e-4)
     # The stop screens with its level: below it, it may return a bound of the test
     # instead of the test, and it decides exactly as the test does.
-    statistic, got_level = stopping_statistic(STOPPING_RULES.index("bets"), means, sums, counts, a, float(t), 0.1)
+    statistic, got_level = stopping_statistic("bets", means, sums, counts, a, float(t), 0.1)
     assert got_level == pytest.approx(math.log(3 / 0.1), rel=1e-12)
     assert statistic >= value - 1e-9 and (statistic > got_level) == (value > got_level)
 
@@ -111,8 +128,8 @@ def test_gk_threshold_implies_the_kt_test_on_every_state():
         sums = rng.uniform(0, 1, k) * counts
         a = int(np.argmax(sums / counts))
         t = float(counts.sum() + rng.integers(0, 100))
-        kt, kt_level = stopping_statistic(0, np.full(k, 0.5), sums, counts, a, t, 0.1)
-        gk, gk_level = stopping_statistic(1, np.full(k, 0.5), sums, counts, a, t, 0.1)
+        kt, kt_level = stopping_statistic("kt", np.full(k, 0.5), sums, counts, a, t, 0.1)
+        gk, gk_level = stopping_statistic("gk", np.full(k, 0.5), sums, counts, a, t, 0.1)
         assert kt - kt_level >= gk - gk_level - 1e-9
 
 
@@ -172,17 +189,17 @@ def test_error_rates_stay_within_delta(sampling, stopping):
     instance = Instance([[0.5], [0.46]], 0.05)
     runs = [run_reference(instance, sampling=sampling, stopping=stopping, delta=0.5, seed=gbai.run_seed(7, r))
             for r in range(ERROR_RUNS)]
-    assert all(stopped for *_, stopped in runs)
-    assert all(samples == counts.sum() for _, samples, counts, _ in runs)
-    errors = sum(answer != 0 for answer, *_ in runs)
+    assert all(run.stopped for run in runs)
+    assert all(run.samples == run.counts.sum() == run.rounds + 1 for run in runs)
+    errors = sum(run.answer != 0 for run in runs)
     lower = stats.beta.ppf(0.001, errors, ERROR_RUNS - errors + 1) if errors else 0.0
     assert lower <= 0.5, f"{errors} errors in {ERROR_RUNS} runs"
 
 
 def test_bad_input_is_refused_with_a_message():
     instance = Instance([[0.5], [0.46]], 0.05)
-    for kwargs, message in [({"sampling": "thompson"}, "sampling must be one of"),
-                            ({"stopping": "proven"}, "stopping must be one of"),
+    for kwargs, message in [({"sampling": "thompson"}, "unknown algorithm 'thompson'"),
+                            ({"stopping": "proven"}, "option stopping must be one of"),
                             ({"delta": 1.0}, "delta"), ({"delta": 0.0}, "delta"),
                             ({"max_samples": 1}, "max_samples")]:
         with pytest.raises(ValueError, match=message):
@@ -193,8 +210,9 @@ def test_bad_input_is_refused_with_a_message():
         run_reference(Instance([[0.5]], 0.05))
     with pytest.raises(ValueError, match="strictly between 0 and 1"):
         run_reference(Instance([[1.0], [0.4]], 0.05), stopping="oracle")
-    answer, samples, counts, stopped = run_reference(instance, delta=0.1, seed=3, max_samples=50)
-    assert not stopped and samples == 50 == counts.sum() and answer == gbai.NO_ANSWER
+    run = run_reference(instance, delta=0.1, seed=3, max_samples=50)
+    assert not run.stopped and run.samples == 50 == run.counts.sum() and run.answer == gbai.NO_ANSWER
+    assert run.counts.shape == (2, 1)
 
 
 def test_best_arm_table_against_direct_runs(tmp_path):
@@ -205,9 +223,9 @@ def test_best_arm_table_against_direct_runs(tmp_path):
     assert list(table["method"]) == methods * len(instances)
     for name, instance in instances.items():
         cell = table[table["instance"] == name].set_index("method")
-        for method, sampling, stopping, status in near_limit.REFERENCES:
-            runs = [run_reference(instance, sampling=sampling, stopping=stopping, delta=0.1,
-                                  seed=gbai.run_seed(2024, r))[1] for r in range(3)]
+        for method, spec, status in near_limit.REFERENCES:
+            runs = [gbai.run(instance, spec, delta=0.1, seed=gbai.run_seed(2024, r), reward="bernoulli").samples
+                    for r in range(3)]
             assert cell.loc[method, "mean_samples"] == pytest.approx(np.mean(runs))
             assert cell.loc[method, "se"] == pytest.approx(np.std(runs, ddof=1) / math.sqrt(3))
             assert cell.loc[method, "status"] == status
@@ -221,10 +239,12 @@ def test_best_arm_table_against_direct_runs(tmp_path):
         assert cell.loc[best, "paired se of the difference"] == 0.0
     summary = near_limit.bai_summary(table)
     assert len(summary) == len(instances) and "betting / best" in summary.columns
-    # Two processes and the cache give the same table, and a second call reads the stored runs.
+    # Two processes and the cache give the same table, and a second call reads the stored runs: the
+    # references' runs are sweep chunks, one cache entry per (instance, spec, delta, chunk).
     parallel = near_limit.bai_comparison(n_runs=3, deltas=(0.1,), workers=2, cache_dir=tmp_path)
     assert parallel.equals(table)
-    assert any((tmp_path / "bai-reference").rglob("*.npz"))
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["runs"]
+    assert len(list((tmp_path / "runs").rglob("*.npz"))) == len(instances) * (len(near_limit.REFERENCES) + 1)
     assert near_limit.bai_comparison(n_runs=3, deltas=(0.1,), workers=1, cache_dir=tmp_path).equals(table)
 
 
@@ -259,16 +279,33 @@ def test_one_pass_over_deltas_repeats_each_separate_run(sampling, stopping):
     for r in range(3):
         seed = gbai.run_seed(9, r)
         budget = 4_000 if r == 2 else 10_000_000
-        together = run_reference_deltas(instance, deltas, sampling=sampling, stopping=stopping, seed=seed,
-                                        max_samples=budget)
-        for delta, (answer, samples, counts, stopped) in zip(deltas, together):
-            alone = run_reference(instance, sampling=sampling, stopping=stopping, delta=delta, seed=seed,
-                                  max_samples=budget)
-            assert (answer, samples, stopped) == (alone[0], alone[1], alone[3]), (delta, r)
-            np.testing.assert_array_equal(counts, alone[2])
+        together = run_reference(instance, sampling, stopping, delta=deltas, seed=seed, max_samples=budget)
+        for delta, run in zip(deltas, together):
+            alone = run_reference(instance, sampling, stopping, delta=delta, seed=seed, max_samples=budget)
+            assert run.same_outcome(alone), (delta, r)
         if r == 2:
-            assert not together[2][3]  # delta = 1e-8 hits the budget
+            assert not together[2].stopped  # delta = 1e-8 hits the budget
     with pytest.raises(ValueError, match="at least one"):
-        run_reference_deltas(instance, [])
+        run_reference(instance, sampling, stopping, delta=[])
     with pytest.raises(ValueError, match="delta"):
-        run_reference_deltas(instance, [0.1, 1.5])
+        run_reference(instance, sampling, stopping, delta=[0.1, 1.5])
+
+
+def test_a_reference_runs_through_the_command_line(tmp_path, capsys):
+    # The same runs as gbai.sweep gives; an instance with two attributes is one clean error line.
+    means = tmp_path / "mu1.csv"
+    means.write_text("0.5\n0.45\n0.43\n0.4\n")
+    arguments = ["run", "--means", str(means), "--threshold", "0.05", "--runs", "4", "--seed", "5",
+                 "--reward", "bernoulli", "--no-cache", "--no-progress", "--json"]
+    assert main(arguments + ["--algorithm", "top-two:stopping=bets"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    table = gbai.sweep(gbai.load_instance(means, 0.05), "top-two:stopping=bets", n_runs=4, seed=5,
+                       reward="bernoulli", cache_dir=None, progress=False, workers=1)
+    assert shown["algorithm"] == "top-two:stopping=bets" and shown["runs"] == 4
+    assert shown["mean_samples"] == table["samples"].mean() and shown["unstopped_runs"] == 0
+    assert main(["run", "exp1", "--x", "0.31", "--algorithm", "track-and-stop", "--runs", "2", "--no-cache",
+                 "--no-progress"]) == 2
+    assert capsys.readouterr().err.strip() == ("gbai: error: the best-arm references need a gbai Instance with one "
+                                               "attribute (M = 1)")
+    assert main(arguments + ["--algorithm", "top-two:stopping=fast"]) == 2
+    assert "option stopping must be one of" in capsys.readouterr().err

@@ -17,7 +17,7 @@ well above ``th``. Every function takes the count ``n >= 1`` and the reward sum 
 as floats (Beta rewards give fractional sums) and works on the log scale.
 
 *Bet mixtures* (the two-sample stop ``"bets"`` of the best-arm references,
-:mod:`gbai.studies.references`, and the book page on proven stops) replace the
+:mod:`gbai.beyond.references`, and the book page on proven stops) replace the
 prior over ``p`` by a uniform mixture over a grid of constant bets
 (:func:`gbai.beyond.betting.bet_grid`): the capital of betting ``lambda (x - m)`` on
 every reward, ``lambda = rho/m`` for ``rho`` in the grid, is a nonnegative

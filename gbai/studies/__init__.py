@@ -8,17 +8,17 @@
   the analyses that explain them (notebook 9);
 * :mod:`gbai.studies.results`: the headline results, recorded by the notebooks
   (:func:`record`; ``notebooks/_tools/publish.py`` gathers and quotes them);
-* :mod:`gbai.studies.near_limit`: how close an algorithm comes to the limit, with the
-  plain best-arm references of :mod:`gbai.studies.references`
+* :mod:`gbai.studies.near_limit`: how close an algorithm comes to the limit, against
+  the plain best-arm references of :data:`gbai.algorithms.REFERENCES`
   (``python -m gbai.tools.near_limit``).
 
 Studies import the runs, the registry and the plots; nothing in the layers below
 imports them.
 """
 
-from . import near_limit, published, references, results
+from . import near_limit, published, results
 from .beyond import EveryExperiment, every_experiment
 from .figures import Replication, replicate_experiment
 from .results import record, record_range
 
-__all__ = ["EveryExperiment", "Replication", "every_experiment", "near_limit", "published", "record", "record_range", "references", "replicate_experiment", "results"]
+__all__ = ["EveryExperiment", "Replication", "every_experiment", "near_limit", "published", "record", "record_range", "replicate_experiment", "results"]

@@ -18,31 +18,26 @@ and writes it as a CSV file:
   another ``--algorithm``), and one run of a 500 x 20 instance;
 * ``bai_comparison.csv`` and ``bai_summary.csv``: Garivier & Kaufmann's plain
   best-arm instances (``M = 1``) at every delta of :data:`BAI_DELTAS`, against the
-  proven references of :mod:`gbai.studies.references` (Track-and-Stop and Top Two,
+  proven references of :mod:`gbai.beyond.references` (Track-and-Stop and Top Two,
   each with the KT stop and with Garivier & Kaufmann's threshold), beside
   Track-and-Stop with the unproven heuristic threshold and with the oracle stop told
   the true means (a yardstick), with standard errors and the best proven reference
   of each (instance, delta).
 
-Runs go through :func:`gbai.sweep` and its cache (the references through the same
-cache), so an interrupted measurement resumes where it stopped, and a second one
-reads the stored runs.
+Every run, the references' too, goes through :func:`gbai.sweep` and its cache, so an
+interrupted measurement resumes where it stopped, and a second one reads the stored
+runs.
 """
 
 from __future__ import annotations
 
-import os
 import time
-from concurrent.futures import ProcessPoolExecutor
-from contextlib import nullcontext
 from typing import Sequence
 
 import numpy as np
 import pandas as pd
 from scipy import stats
-from tqdm import tqdm
 
-from ..cache import cached
 from ..experiments import get_experiment, sweep_experiment
 from ..paper.instances import EXPERIMENT_TITLES
 from ..paper.model import Instance
@@ -181,38 +176,17 @@ def paired_limit(instance: Instance) -> float:
 
 #: The confidence levels of the best-arm comparison.
 BAI_DELTAS = (1e-1, 1e-2, 1e-4, 1e-6, 1e-10)
-#: The reference rows of the best-arm comparison: ``(method, sampling, stopping, status)``
-#: (:mod:`gbai.studies.references`). Only the ``"proven"`` ones compete for the best reference.
+#: The reference rows of the best-arm comparison: ``(method, spec, status)`` (:mod:`gbai.beyond.references`).
+#: Only the ``"proven"`` ones compete for the best reference.
 REFERENCES = (
-    ("TaS-KT", "track-and-stop", "kt", "proven"),
-    ("TaS-GK", "track-and-stop", "gk", "proven"),
-    ("TopTwo-KT", "top-two", "kt", "proven"),
-    ("TopTwo-GK", "top-two", "gk", "proven"),
-    ("TaS-bets", "track-and-stop", "bets", "proven"),
-    ("TaS-heuristic", "track-and-stop", "heuristic", "unproven"),
-    ("TaS-oracle", "track-and-stop", "oracle", "yardstick (told the means)"),
+    ("TaS-KT", "track-and-stop", "proven"),
+    ("TaS-GK", "track-and-stop:stopping=gk", "proven"),
+    ("TopTwo-KT", "top-two", "proven"),
+    ("TopTwo-GK", "top-two:stopping=gk", "proven"),
+    ("TaS-bets", "track-and-stop:stopping=bets", "proven"),
+    ("TaS-heuristic", "track-and-stop:stopping=heuristic", "unproven"),
+    ("TaS-oracle", "track-and-stop:stopping=oracle", "yardstick (told the means)"),
 )
-
-
-def _reference_runs(task):
-    """The runs of one reference on one instance at every delta (one pass a run), through the result cache.
-
-    Returns ``answer``, ``samples`` and ``stopped`` arrays of shape ``(deltas, runs)``.
-    """
-    from .references import run_reference_deltas
-
-    instance, sampling, stopping, deltas, n_runs, seed, cache_dir = task
-
-    def compute():
-        runs = [run_reference_deltas(instance, deltas, sampling=sampling, stopping=stopping, seed=run_seed(seed, r))
-                for r in range(n_runs)]
-        return {name: np.array([[run[i][k] for run in runs] for i in range(len(deltas))])
-                for k, name in ((0, "answer"), (1, "samples"), (3, "stopped"))}
-
-    payload = {"means": instance.means.tolist(), "sampling": sampling, "stopping": stopping,
-               "deltas": [float(delta) for delta in deltas], "n_runs": int(n_runs), "seed": int(seed),
-               "reward": "bernoulli"}
-    return cached("bai-reference", payload, ["gbai.studies.references"], compute, cache_dir)
 
 
 def bai_comparison(n_runs: int = 200, deltas: Sequence[float] = BAI_DELTAS, seed: int = 2024,
@@ -227,50 +201,34 @@ def bai_comparison(n_runs: int = 200, deltas: Sequence[float] = BAI_DELTAS, seed
     fewest mean samples at that (delta, instance), ``/ best proven`` divides by its
     mean, and ``paired se of the difference`` is the standard error of the mean
     difference of paired runs to it (run ``r`` of every method uses the rewards of
-    :func:`gbai.run_seed` ``(seed, r)``). Reference runs are cached like sweeps and
-    spread over ``workers`` processes (default: all cores).
+    :func:`gbai.run_seed` ``(seed, r)``). One :func:`gbai.sweep` over the references
+    and ``algorithms``, spread over ``workers`` processes (default: all cores).
     """
     instances = bai_instances()
     deltas = [float(delta) for delta in deltas]
-    # Neither reference sampling rule looks at delta: one pass a run serves every delta.
-    tasks = [(name, method, (instance, sampling, stopping, tuple(deltas), n_runs, seed, cache_dir))
-             for name, instance in instances.items() for method, sampling, stopping, _ in REFERENCES]
-    workers = workers or os.cpu_count() or 1
-    status = {method: kind for method, _, _, kind in REFERENCES}
-    runs = {}
-    pool = ProcessPoolExecutor(max_workers=workers) if workers > 1 else nullcontext()
-    with pool, tqdm(total=len(tasks), desc="best-arm references", unit="reference", smoothing=0.05) as bar:
-        mapper = pool.map if workers > 1 else map
-        for (name, method, _), result in zip(tasks, mapper(_reference_runs, [task for *_, task in tasks])):
-            for index, delta in enumerate(deltas):
-                runs[delta, name, method] = {key: values[index] for key, values in result.items()}
-            bar.update()
-    every = sweep(instances, list(algorithms), n_runs=n_runs, delta=list(deltas), seed=seed, reward="bernoulli",
-                  workers=workers, cache_dir=cache_dir)
-    for delta, table in every.groupby("delta", sort=False):
-        for name in instances:
-            for algorithm in table["algorithm"].unique():
-                group = table[(table["instance"] == name) & (table["algorithm"] == algorithm)].sort_values("run")
-                runs[delta, name, algorithm] = {key: group[key].to_numpy() for key in ("answer", "samples", "stopped")}
-                status.setdefault(algorithm, "algorithm")
+    # The references' sampling never looks at delta: sweep plays each of their seeds once for every delta.
+    every = sweep(instances, [spec for _, spec, _ in REFERENCES] + list(algorithms), n_runs=n_runs, delta=deltas,
+                  seed=seed, reward="bernoulli", workers=workers, cache_dir=cache_dir)
+    method = {spec: name for name, spec, _ in REFERENCES}
+    status = {name: kind for name, _, kind in REFERENCES}
     rows = []
-    for delta in deltas:
-        for name, instance in instances.items():
-            cell = {method: data for (d, n, method), data in runs.items() if d == delta and n == name}
-            proven = [method for method in cell if status[method] == "proven"]
-            best = min(proven, key=lambda method: cell[method]["samples"].mean())
-            for method, data in cell.items():
-                samples = data["samples"].astype(float)
-                stopped = data["stopped"].astype(bool)
-                rows.append({
-                    "delta": delta, "instance": name, "method": method, "status": status[method],
-                    "mean_samples": samples.mean(), "se": samples.std(ddof=1) / np.sqrt(samples.size),
-                    "errors": int((stopped & (data["answer"] != instance.answer)).sum()),
-                    "unstopped": int((~stopped).sum()), "best proven reference": best,
-                    "/ best proven": samples.mean() / cell[best]["samples"].mean(),
-                    "paired se of the difference": (samples - cell[best]["samples"]).std(ddof=1)
-                    / np.sqrt(samples.size),
-                })
+    for (delta, name), table in every.groupby(["delta", "instance"], sort=False):
+        instance = instances[name]
+        cell = {method.get(spec, spec): group for spec, group in table.groupby("algorithm", sort=False)}
+        proven = [label for label in cell if status.get(label) == "proven"]
+        best = min(proven, key=lambda label: cell[label]["samples"].mean())
+        for label, data in cell.items():
+            samples = data["samples"].to_numpy(dtype=float)
+            stopped = data["stopped"].to_numpy(dtype=bool)
+            rows.append({
+                "delta": delta, "instance": name, "method": label, "status": status.get(label, "algorithm"),
+                "mean_samples": samples.mean(), "se": samples.std(ddof=1) / np.sqrt(samples.size),
+                "errors": int((stopped & (data["answer"].to_numpy() != instance.answer)).sum()),
+                "unstopped": int((~stopped).sum()), "best proven reference": best,
+                "/ best proven": samples.mean() / cell[best]["samples"].mean(),
+                "paired se of the difference": (samples - cell[best]["samples"].to_numpy(dtype=float)).std(ddof=1)
+                / np.sqrt(samples.size),
+            })
     return pd.DataFrame(rows)
 
 

@@ -6,6 +6,7 @@ Examples::
     gbai hardness --means my_instance.csv --threshold 0.4 --json
     gbai run exp3 --x 0.3 --algorithm css-lucb --runs 200 --delta 0.1 --seed 1
     gbai run exp1 --x 0.31 --algorithm css-lucb-plus   # delta 0.1, seed 0, 100 runs
+    gbai run --means one_column.csv --threshold 0.05 --algorithm top-two:stopping=gk
 
 Bad arguments print one line on stderr and exit with status 2; a warning is one line
 ``gbai: warning: ...`` on stderr. When the reader of the output goes away (``gbai run
@@ -22,7 +23,7 @@ import os
 import sys
 import warnings
 
-from ..algorithms import ALGORITHMS, resolve
+from ..algorithms import ALGORITHMS, REFERENCES, resolve
 from ..asrun.instances import PUBLISHED_EXPERIMENTS
 from ..experiments import get_experiment, paper_instance
 from ..limits.characteristic_time import characteristic_time
@@ -318,7 +319,8 @@ def _parser() -> argparse.ArgumentParser:
     _add_instance_arguments(run)
     run.add_argument("--algorithm", required=True, type=_algorithm, metavar="ALGORITHM",
                      help=f"one of {', '.join(ALGORITHMS)}, optionally with options, e.g. "
-                          "css-lucb-plus:sampling=all")
+                          "css-lucb-plus:sampling=all; or, for an instance with one attribute, a plain "
+                          f"best-arm reference: {' or '.join(REFERENCES)}, e.g. track-and-stop:stopping=bets")
     run.add_argument("--runs", type=_positive_int, default=100, help="number of runs (default 100)")
     run.add_argument("--delta", type=_number, default=PAPER_DELTA,
                      help=f"confidence parameter in (0, 1) (default {PAPER_DELTA:g}, the paper's value)")

@@ -1,11 +1,14 @@
 """Plain best-arm identification references: Track-and-Stop and Top Two, each with proven and unproven stops.
 
-Tooling for the near-limit study, not entries of :data:`gbai.algorithms.ALGORITHMS`:
+Entries of :data:`gbai.algorithms.REFERENCES`, apart from the grouped algorithms:
 yardsticks for plain best-arm identification (``M = 1``; the threshold is ignored),
-run on the first attribute's reward streams of a seed, so they see the rewards a
-registered algorithm sees on that seed (common random numbers).
+run in the compiled engine only, on the reward streams of the instance's one
+attribute, so they see the rewards a registered algorithm sees on that seed (common
+random numbers). An instance with several attributes is refused (ValueError). The
+spec names the sampling rule and the stop, e.g. ``"track-and-stop"`` (the KT stop,
+the default) or ``"top-two:stopping=gk"``.
 
-Sampling (``sampling=``):
+Sampling (the spec's name):
 
 * ``"track-and-stop"``: D-tracking of the Bernoulli optimal proportions
   ``w*(mu_hat)`` (Garivier & Kaufmann 2016, Theorem 5), recomputed at every sample
@@ -16,7 +19,7 @@ Sampling (``sampling=``):
   ``ln N_b``, and each leader is sampled in half of the rounds it leads (the
   deterministic tracking of their Section 2).
 
-Stopping (``stopping=``), with ``Z_ab`` the GLR of the empirical best arm ``a``
+Stopping (option ``stopping=``), with ``Z_ab`` the GLR of the empirical best arm ``a``
 against ``b`` (their eq. (7)), tested against every ``b != a``:
 
 * ``"kt"`` (proven): ``Z_ab - R_a - R_b > ln((K - 1)/delta)``, ``R`` the
@@ -39,26 +42,26 @@ and the oracle delta-correct for any rewards in [0, 1].
 from __future__ import annotations
 
 import math
-from typing import Sequence
-
 import numpy as np
 from numba import njit
 
-from ..beyond.betting import bet_grid
-from ..beyond.mixtures import kt_regret, overtake_bets
+from ..fast.paper import run_result
 from ..fast.rewards import draw
 from ..limits.divergences import kl_bernoulli_scalar
 from ..paper.engine import NO_ANSWER
 from ..paper.model import Instance
-from ..paper.rewards import pair_keys, reward_code, reward_exponents
+from ..paper.rewards import reward_exponents
+from .betting import bet_grid
+from .mixtures import kt_regret, overtake_bets
 
 __all__ = ["PROVEN_STOPPING_RULES", "SAMPLING_RULES", "STOPPING_RULES", "TOP_TWO_BETA", "bets_statistic",
            "gk_threshold", "heuristic_threshold", "kt_statistic", "optimal_proportions", "oracle_statistic",
-           "reference_kernel", "run_reference", "run_reference_deltas", "stopping_statistic"]
+           "run_reference", "stopping_statistic"]
 
-#: Sampling rules of the references.
+#: Sampling rules of the references (the names of their registry entries).
 SAMPLING_RULES = ("track-and-stop", "top-two")
-#: Stopping rules: the three proven ones first, then the unproven heuristic and the oracle yardstick.
+#: Stopping rules (the values of option ``stopping``, the default first): the three proven ones first, then
+#: the unproven heuristic and the oracle yardstick.
 STOPPING_RULES = ("kt", "gk", "bets", "heuristic", "oracle")
 #: The stopping rules proven delta-correct (for any rewards in [0, 1]).
 PROVEN_STOPPING_RULES = ("kt", "gk", "bets")
@@ -264,8 +267,8 @@ def _level(rule, k, t, delta):
 
 
 @njit(cache=True)
-def stopping_statistic(rule, means, sums, counts, a, t, delta):
-    """``(statistic, level)`` of stopping rule ``rule`` (a code, in the order of :data:`STOPPING_RULES`)."""
+def _statistic(rule, means, sums, counts, a, t, delta):
+    """``(statistic, level)`` of stopping rule ``rule`` (its index in :data:`STOPPING_RULES`)."""
     k = sums.size
     level = _level(rule, k, t, delta)
     if rule == _KT:
@@ -282,8 +285,18 @@ def stopping_statistic(rule, means, sums, counts, a, t, delta):
     return z, level
 
 
+def stopping_statistic(stopping: str, means: np.ndarray, sums: np.ndarray, counts: np.ndarray, a: int, t: float,
+                       delta: float) -> tuple[float, float]:
+    """``(statistic, level)`` of the stop ``stopping`` (one of :data:`STOPPING_RULES`) for the answer ``a``.
+
+    ``sums`` and ``counts`` are the arms' reward sums and sample counts after ``t``
+    samples; ``means`` the true means (read by the ``"oracle"`` stop only).
+    """
+    return _statistic(STOPPING_RULES.index(stopping), means, sums, counts, a, t, delta)
+
+
 @njit(cache=True)
-def reference_kernel(means, keys, exponents, model, deltas, max_samples, sampling, stopping):
+def _reference_pass(means, keys, exponents, model, deltas, max_samples, sampling, stopping):
     """Run a reference once for every delta of ``deltas``: ``(answers, samples, counts, stopped)``, one entry each.
 
     ``sampling`` and ``stopping`` are codes in the order of :data:`SAMPLING_RULES` and
@@ -318,7 +331,7 @@ def reference_kernel(means, keys, exponents, model, deltas, max_samples, samplin
         for index in range(n_levels):
             if not out_stopped[index] and (loosest < 0 or deltas[index] > deltas[loosest]):
                 loosest = index
-        statistic, _ = stopping_statistic(stopping, means, sums, counts, a, t, deltas[loosest])
+        statistic, _ = _statistic(stopping, means, sums, counts, a, t, deltas[loosest])
         for index in range(n_levels):
             if not out_stopped[index] and statistic > _level(stopping, k, t, deltas[index]):
                 out_answer[index], out_samples[index], out_stopped[index] = a, t, True
@@ -364,56 +377,35 @@ def reference_kernel(means, keys, exponents, model, deltas, max_samples, samplin
         t += 1
 
 
-def _check(instance, sampling, stopping, deltas, max_samples):
+def _check(instance, stopping):
     if not isinstance(instance, Instance) or instance.n_attributes != 1:
         raise ValueError("the best-arm references need a gbai Instance with one attribute (M = 1)")
     if instance.n_arms < 2:
         raise ValueError("the best-arm references need at least two arms")
-    if sampling not in SAMPLING_RULES:
-        raise ValueError(f"sampling must be one of {list(SAMPLING_RULES)}, got {sampling!r}")
-    if stopping not in STOPPING_RULES:
-        raise ValueError(f"stopping must be one of {list(STOPPING_RULES)}, got {stopping!r}")
     if stopping == "oracle" and not ((instance.means > 0.0) & (instance.means < 1.0)).all():
         raise ValueError("the oracle stop needs every mean strictly between 0 and 1 (its likelihoods must be finite)")
-    if not deltas:
-        raise ValueError("deltas must hold at least one delta")
-    for delta in deltas:
-        if isinstance(delta, bool) or not isinstance(delta, (int, float, np.floating)) or not 0.0 < delta < 1.0:
-            raise ValueError(f"delta must lie in (0, 1), got {delta!r}")
-    if int(max_samples) < instance.n_arms:
-        raise ValueError("max_samples must cover one sample of every arm")
 
 
-def run_reference_deltas(instance: Instance, deltas: Sequence[float], *, sampling: str = "track-and-stop",
-                         stopping: str = "kt", seed=0, reward: str = "bernoulli",
-                         max_samples: int = 10_000_000) -> list[tuple[int, int, np.ndarray, bool]]:
-    """:func:`run_reference` at every delta of ``deltas`` in one pass: one ``(answer, samples, counts, stopped)`` each.
+def run_reference(sampling: str, instance: Instance, deltas: np.ndarray, keys: np.ndarray, model: int,
+                  max_samples: int, options: dict) -> list[tuple]:
+    """The registry kernel of reference ``sampling``: one ``(answer, samples, rounds, counts, stopped)`` per delta.
 
-    Each entry is identical to ``run_reference`` at that delta alone (neither sampling
-    rule looks at delta); the pass costs about the run at the smallest delta.
-    """
-    deltas = list(deltas)
-    _check(instance, sampling, stopping, deltas, max_samples)
-    means = np.ascontiguousarray(instance.means[:, 0], dtype=np.float64)
-    keys = np.ascontiguousarray(pair_keys(seed, instance.n_arms, 1)[:, 0])
-    answers, samples, counts, stopped = reference_kernel(
-        means, keys, np.ascontiguousarray(reward_exponents(means)), reward_code(reward),
-        np.array(deltas, dtype=np.float64), np.int64(max_samples), SAMPLING_RULES.index(sampling),
-        STOPPING_RULES.index(stopping))
-    return [(int(answers[i]), int(samples[i]), counts[i], bool(stopped[i])) for i in range(len(deltas))]
-
-
-def run_reference(instance: Instance, *, sampling: str = "track-and-stop", stopping: str = "kt", delta: float = 0.1,
-                  seed=0, reward: str = "bernoulli",
-                  max_samples: int = 10_000_000) -> tuple[int, int, np.ndarray, bool]:
-    """Run a reference on a one-attribute instance; returns ``(answer, samples, counts, stopped)``.
-
-    ``sampling`` is one of :data:`SAMPLING_RULES`, ``stopping`` one of
+    ``sampling`` is one of :data:`SAMPLING_RULES`; ``options["stopping"]`` one of
     :data:`STOPPING_RULES` (module docstring): ``"kt"``, ``"gk"`` and ``"bets"`` are
     proven delta-correct, ``"heuristic"`` is not, ``"oracle"`` is told the true means.
     ``instance`` must have ``M = 1``; its threshold is ignored (plain best-arm
-    identification). The rewards are the first attribute's streams of ``seed``
-    (:func:`gbai.paper.rewards.pair_keys`). :func:`run_reference_deltas` runs a list of deltas at once.
+    identification), and ``counts`` has the instance's shape ``K x 1``. One pass
+    serves every delta of ``deltas``, each entry identical to the run at that delta
+    alone (neither sampling rule looks at delta); the pass costs about the run at the
+    smallest delta. ``rounds`` counts the first round (every arm once) and then one
+    round per sample.
     """
-    return run_reference_deltas(instance, [delta], sampling=sampling, stopping=stopping, seed=seed, reward=reward,
-                                max_samples=max_samples)[0]
+    stopping = options["stopping"]
+    _check(instance, stopping)
+    means = np.ascontiguousarray(instance.means[:, 0], dtype=np.float64)
+    answers, samples, counts, stopped = _reference_pass(
+        means, np.ascontiguousarray(keys[:, 0]), np.ascontiguousarray(reward_exponents(means)), model,
+        np.asarray(deltas, dtype=np.float64), np.int64(max_samples), SAMPLING_RULES.index(sampling),
+        STOPPING_RULES.index(stopping))
+    return [run_result(answers[i], samples[i], samples[i] - means.size + 1, counts[i][:, None], stopped[i])
+            for i in range(len(samples))]
