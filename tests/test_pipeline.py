@@ -124,28 +124,23 @@ def _scheduled(tmp_path, monkeypatch, stored: str | None, took: dict[str, float]
     return folder, table, started
 
 
-def test_figures_start_the_longest_notebooks_first_and_can_record_what_they_took(tmp_path, monkeypatch):
+def test_figures_and_quick_runs_start_the_longest_notebooks_first(tmp_path, monkeypatch):
     took = {"01_a": 6.0, "02_b": 50.0, "03_c": 250.0, "04_d": 400.0}
     folder, table, started = _scheduled(tmp_path, monkeypatch, "notebook,seconds\n01_a,5\n03_c,300\n02_b,40\n", took)
     # One at a time, so the order they start in is the order they were submitted in.
     assert pipeline.main(["figures", "--notebooks", str(folder), "--jobs", "1"]) == 0
     assert started == ["03_c", "02_b", "01_a", "04_d"], "longest stored first, the unmeasured one last"
-    assert table.read_text() == "notebook,seconds\n01_a,5\n03_c,300\n02_b,40\n", "only --record-runtimes writes it"
-    started.clear()
-    assert pipeline.main(["figures", "--notebooks", str(folder), "--jobs", "1", "--record-runtimes"]) == 0
-    assert table.read_text() == "notebook,seconds\n04_d,400\n03_c,250\n02_b,50\n01_a,6\n"
+    assert table.read_text() == "notebook,seconds\n01_a,5\n03_c,300\n02_b,40\n", "a run leaves the table as it is"
     started.clear()
     assert pipeline.main(["quick", "--notebooks", str(folder), "--output", str(tmp_path / "quick"), "--jobs", "1"]) == 0
-    assert started == ["04_d", "03_c", "02_b", "01_a"]
+    assert started == ["03_c", "02_b", "01_a", "04_d"]
 
 
-def test_a_runtimes_table_that_cannot_be_read_or_recorded_stops_with_one_line(tmp_path, monkeypatch, capsys):
+def test_a_runtimes_table_that_cannot_be_read_stops_with_one_line(tmp_path, monkeypatch, capsys):
     folder, table, started = _scheduled(tmp_path, monkeypatch, "notebook,seconds\n01_a,long\n", {"01_a": 1.0})
     assert pipeline.main(["figures", "--notebooks", str(folder)]) == 2
     assert capsys.readouterr().err == f"pipeline: error: {table} is not a table of notebook,seconds rows\n"
-    table.write_text("notebook,seconds\n01_a,1\n")
-    assert pipeline.main(["quick", "--notebooks", str(folder), "--record-runtimes"]) == 2
-    assert "--record-runtimes applies to figures" in capsys.readouterr().err and not started
+    assert not started
 
 
 def test_the_stored_runtimes_name_notebooks_that_exist():

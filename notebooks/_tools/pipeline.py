@@ -33,10 +33,10 @@ import feedback
 from common import MissingPrerequisite, ipc_prefix, notebook_scripts
 
 __all__ = ["execute_notebook", "lab_form", "main", "merge_streams", "read_runtimes", "results_pages", "store_pair",
-           "write_results", "write_runtimes"]
+           "write_results"]
 
 KERNEL = "python3"
-#: The seconds each notebook took in a full run (``figures --record-runtimes`` rewrites it).
+#: The seconds each notebook took in a full run, as ``figures`` prints them.
 RUNTIMES = Path(__file__).with_name("runtimes.csv")
 #: The exit status of ``autograde`` when it graded what it could but some notebook handed
 #: in was not graded (2 is a command that could not run at all: a selection that matches
@@ -199,8 +199,6 @@ def _execute(args: argparse.Namespace) -> int:
         raise ValueError(f"no notebooks in {folder}")
     if args.jobs < 1:
         raise ValueError(f"--jobs must be at least 1, got {args.jobs}")
-    if args.record_runtimes and args.mode != "figures":
-        raise ValueError("--record-runtimes applies to figures, whose runs are full ones")
     runtimes = read_runtimes(RUNTIMES)
     # Unmeasured notebooks last, in name order (sorted is stable).
     scripts = sorted(scripts, key=lambda script: -runtimes.get(script.stem, 0.0))
@@ -229,14 +227,11 @@ def _execute(args: argparse.Namespace) -> int:
                 continue
             total += seconds
             print(f"ran {script.name:<36} {seconds:7.1f} s -> {target}", flush=True)
-            runtimes[script.stem] = seconds
     print(f"{len(scripts) - len(failed)} notebook(s) in {time.perf_counter() - start:.1f} s "
           f"({total:.1f} s of notebook time, {args.jobs} at once)")
     if failed:
         print(f"pipeline: {len(failed)} notebook(s) failed: {', '.join(sorted(failed))}", file=sys.stderr)
         return 1
-    if args.record_runtimes:
-        write_runtimes(RUNTIMES, runtimes)
     if args.mode == "figures":
         written = write_results(folder, folder.parent)
         print(f"{written['results']} results gathered into {written['table']}; "
@@ -253,13 +248,6 @@ def read_runtimes(table: Path) -> dict[str, float]:
                 for row in csv.DictReader(table.read_text(encoding="utf-8").splitlines())}
     except (KeyError, TypeError, ValueError):
         raise ValueError(f"{table} is not a table of notebook,seconds rows") from None
-
-
-def write_runtimes(table: Path, runtimes: dict[str, float]) -> None:
-    """Write the runtimes table, longest first, whole seconds."""
-    lines = ["notebook,seconds"] + [f"{name},{seconds:.0f}" for name, seconds in
-                                    sorted(runtimes.items(), key=lambda item: (-item[1], item[0]))]
-    _replace_atomically("\n".join(lines) + "\n", table)
 
 
 def results_pages(root: Path) -> list[Path]:
@@ -436,9 +424,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("names", nargs="*", help="notebook (assignment) name prefixes (default: all)")
     parser.add_argument("--jobs", type=int, default=2,
                         help="figures, quick: notebooks run at once (default 2)")
-    parser.add_argument("--record-runtimes", action="store_true",
-                        help="figures: write the seconds each notebook took into runtimes.csv, which orders the "
-                             "runs longest first")
     parser.add_argument("--student", action="append", default=[],
                         help="autograde, feedback, grade-answer: only this student (repeat for several)")
     parser.add_argument("--students", default=None,
