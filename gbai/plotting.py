@@ -22,6 +22,7 @@ __all__ = [
     "legend_below",
     "panel_grid",
     "plot_allocation",
+    "plot_grouped_bars",
     "plot_confidence_intervals",
     "plot_every_experiment",
     "plot_instance",
@@ -188,6 +189,28 @@ def plot_instance(instance, ax=None, title: str | None = None):
     ax.set_title(title if title is not None else (instance.label or "instance"))
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=3, fontsize=8, frameon=False)
     return fig, ax
+
+
+def plot_grouped_bars(ax, table: pd.DataFrame, series: Sequence[str], groups: Sequence[str]) -> dict[str, str]:
+    """Bars of ``table`` (one row per series, one column per group) side by side in each group, log scale.
+
+    Series keep their colour of the default cycle by their place in ``series``, also
+    when ``table`` lacks some of them (they leave a gap); a group's label breaks at its
+    first space. Returns the colour of each series, for a legend.
+    """
+    import matplotlib.pyplot as plt
+
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    positions = np.arange(len(groups))
+    width = 0.8 / len(series)
+    for k, label in enumerate(series):
+        if label in table.index:
+            ax.bar(positions + (k - len(series) / 2 + 0.5) * width, table.loc[label].reindex(list(groups)), width,
+                   label=label, color=colors[k])
+    ax.set_xticks(positions, [group.replace(" ", "\n", 1) for group in groups], fontsize=8)
+    ax.set_yscale("log")
+    ax.grid(True, axis="y", which="both", alpha=0.3)
+    return dict(zip(series, colors))
 
 
 _LIMIT_NAMES = {"kinf": "K_inf of the Beta rewards", "bernoulli": "Bernoulli kl"}

@@ -50,8 +50,8 @@ import numpy as np
 import pandas as pd
 
 import gbai
-from gbai.plotting import readable_number, savefig
-from gbai.studies import every_experiment, record_range
+from gbai.plotting import plot_grouped_bars, readable_number, savefig
+from gbai.studies import error_check, every_experiment, record_range
 
 pd.set_option("display.float_format", readable_number)  # tables show 2,859,987 and 1e-10
 
@@ -344,16 +344,10 @@ gain.round(1)
 
 # %%
 fig, ax = plt.subplots(figsize=(7.5, 4.2))
-positions = np.arange(len(gain.columns))
-width = 0.8 / len(variants)
-for k, label in enumerate(variants):
-    ax.bar(positions + (k - len(variants) / 2 + 0.5) * width, gain.loc[label], width, label=label)
-ax.set_xticks(positions, [label.replace(" ", "\n", 1) for label in gain.columns], fontsize=8)
-ax.set_yscale("log")
+plot_grouped_bars(ax, gain, list(variants), list(gain.columns))
 ax.set_ylabel("samples of CSS-LUCB / of the variant")
 ax.set_title("The gain of each switch alone, and of all together", fontsize=10)
 ax.legend(fontsize=9, ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.16), frameon=False)
-ax.grid(True, axis="y", which="both", alpha=0.3)
 savefig(fig, "beyond_ablation", data=gain.reset_index())
 plt.show()
 
@@ -404,11 +398,7 @@ errors.T.round(3)
 # confidence limit on the error probability:
 
 # %%
-check_instances = {"exp1 x=0.35 (feasible)": gbai.paper_instance("exp1", 0.35),
-                   "exp3 x=0.3 (risky highest-mean arm)": gbai.paper_instance("exp3", 0.3)}
-check = gbai.sweep(check_instances, ["css-lucb-plus"], n_runs=n_runs_error, delta=delta, seed=seed + 1,
-                   workers=workers)
-rates = gbai.error_rates(check)
+rates = error_check("css-lucb-plus", n_runs=n_runs_error, delta=delta, seed=seed, workers=workers)
 print(f"{rates['errors'].sum()} wrong answers in {rates['stopped'].sum()} stopped runs")
 rates.round(4)
 

@@ -55,7 +55,7 @@ import pandas as pd
 
 import gbai
 from gbai.plotting import ALGORITHM_STYLES, readable_number, savefig
-from gbai.studies import every_experiment, record, record_range
+from gbai.studies import error_check, every_experiment, record, record_range
 
 pd.set_option("display.float_format", readable_number)  # tables show 2,859,987 and 1e-10
 
@@ -274,10 +274,7 @@ record_range("lma-glr.over-limit", table["LMA-GLR / limit"], fmt=".2r", figure="
 lma = summary[summary["algorithm"] == "lma-glr"]
 print(f"LMA-GLR, section 3: largest error rate among stopped runs {lma['error_rate'].max():.4f} "
       f"(delta = {delta}); runs that hit the sample budget: {lma['unstopped_runs'].sum()} of {lma['runs'].sum()}")
-check_instances = {"exp1 x=0.35 (feasible)": gbai.paper_instance("exp1", 0.35),
-                   "exp3 x=0.3 (risky highest-mean arm)": gbai.paper_instance("exp3", 0.3)}
-check = gbai.sweep(check_instances, ["lma-glr"], n_runs=n_runs_error, delta=delta, seed=seed + 1, workers=workers)
-rates = gbai.error_rates(check)
+rates = error_check("lma-glr", n_runs=n_runs_error, delta=delta, seed=seed, workers=workers)
 print(f"{rates['errors'].sum()} wrong answers in {rates['stopped'].sum()} stopped runs")
 rates.round(4)
 

@@ -56,6 +56,8 @@ WRONG_ANSWERS = {
                                  "stitched_radius_1000 = paper_radius_1000  # the paper's radius for both"),
     "12_betting": ("nb12_ex2_solution", "level_structured = np.log(9 / 0.1)\n"
                                         "level_every = np.log(50 / 0.1)  # forgot the N(N - 1) arm tests"),
+    "13_against_the_literature": ("nb13_ex1_solution", "gk_level = np.log(2 * 10_000 / 0.01)  # forgot the K - 1\n"
+                                                       "heuristic_level = np.log((np.log(10_000) + 1) / 0.01)"),
 }
 
 SELECTED = os.environ.get("GBAI_GRADING_NOTEBOOKS", "01")

@@ -100,3 +100,50 @@ def test_a_kernel_being_shut_down_is_not_interrupted(monkeypatch):
     manager.shutting_down = False
     interrupt_in_a_thread_of_its_own(manager)
     assert interrupts == [False], "an interrupt asked for outside a shutdown must still reach the kernel"
+
+
+def _scheduled(tmp_path, monkeypatch, stored: str | None, took: dict[str, float]):
+    """Notebooks named as ``took``'s keys, run by ``pipeline.main`` with a fake runner that records the order."""
+    folder = tmp_path / "notebooks"
+    folder.mkdir(exist_ok=True)
+    for stem in took:
+        (folder / f"{stem}.py").write_text("# %%\n")
+    table = tmp_path / "runtimes.csv"
+    if stored is not None:
+        table.write_text(stored)
+    monkeypatch.setattr(pipeline, "RUNTIMES", table)
+    started = []
+
+    def run(script, target, parameters=None, paired=True):
+        started.append(script.stem)
+        return took[script.stem]
+
+    monkeypatch.setattr(pipeline, "execute_notebook", run)
+    monkeypatch.setattr(pipeline, "write_results", lambda notebooks, root: {"results": 0, "table": root, "quotes": 0,
+                                                                           "pages": 0})
+    return folder, table, started
+
+
+def test_figures_and_quick_runs_start_the_longest_notebooks_first(tmp_path, monkeypatch):
+    took = {"01_a": 6.0, "02_b": 50.0, "03_c": 250.0, "04_d": 400.0}
+    folder, table, started = _scheduled(tmp_path, monkeypatch, "notebook,seconds\n01_a,5\n03_c,300\n02_b,40\n", took)
+    # One at a time, so the order they start in is the order they were submitted in.
+    assert pipeline.main(["figures", "--notebooks", str(folder), "--jobs", "1"]) == 0
+    assert started == ["03_c", "02_b", "01_a", "04_d"], "longest stored first, the unmeasured one last"
+    assert table.read_text() == "notebook,seconds\n01_a,5\n03_c,300\n02_b,40\n", "a run leaves the table as it is"
+    started.clear()
+    assert pipeline.main(["quick", "--notebooks", str(folder), "--output", str(tmp_path / "quick"), "--jobs", "1"]) == 0
+    assert started == ["03_c", "02_b", "01_a", "04_d"]
+
+
+def test_a_runtimes_table_that_cannot_be_read_stops_with_one_line(tmp_path, monkeypatch, capsys):
+    folder, table, started = _scheduled(tmp_path, monkeypatch, "notebook,seconds\n01_a,long\n", {"01_a": 1.0})
+    assert pipeline.main(["figures", "--notebooks", str(folder)]) == 2
+    assert capsys.readouterr().err == f"pipeline: error: {table} is not a table of notebook,seconds rows\n"
+    assert not started
+
+
+def test_the_stored_runtimes_name_notebooks_that_exist():
+    scripts = {script.stem for script in common.notebook_scripts(ROOT / "notebooks")}
+    stored = pipeline.read_runtimes(pipeline.RUNTIMES)
+    assert stored and set(stored) <= scripts, f"runtimes of notebooks that do not exist: {set(stored) - scripts}"

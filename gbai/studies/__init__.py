@@ -3,7 +3,7 @@
 * :mod:`gbai.studies.figures`: the paper's claim for each Section VI experiment
   (:func:`replicate_experiment`, notebooks 5-7);
 * :mod:`gbai.studies.beyond`: every paper experiment with the algorithms beyond the
-  paper (:func:`every_experiment`, notebooks 10-12);
+  paper (:func:`every_experiment`, :func:`error_check`, notebooks 10-12);
 * :mod:`gbai.studies.published`: the published Figures 1 and 2, their verdicts and
   the analyses that explain them (notebook 9);
 * :mod:`gbai.studies.results`: the headline results, recorded by the notebooks
@@ -17,8 +17,9 @@ imports them.
 """
 
 from . import near_limit, published, results
-from .beyond import EveryExperiment, every_experiment
+from .beyond import EveryExperiment, error_check, every_experiment
 from .figures import Replication, replicate_experiment
 from .results import record, record_range
 
-__all__ = ["EveryExperiment", "Replication", "every_experiment", "near_limit", "published", "record", "record_range", "replicate_experiment", "results"]
+__all__ = ["EveryExperiment", "Replication", "error_check", "every_experiment", "near_limit", "published", "record",
+           "record_range", "replicate_experiment", "results"]

@@ -4,7 +4,8 @@ Each of those notebooks runs its algorithm on every instance of experiments 1 to
 and of the varying-N and varying-M tables, beside CSS-LUCB and CSS-LUCB+ on the same
 seeds, draws them against the limit in one figure (:func:`gbai.plotting.plot_every_experiment`)
 and compares the mean samples instance by instance. :func:`every_experiment` does all
-of that once; :meth:`EveryExperiment.ratios` gives the comparison tables.
+of that once; :meth:`EveryExperiment.ratios` gives the comparison tables. Each then
+checks its error rate on more runs of two instances (:func:`error_check`).
 """
 
 from __future__ import annotations
@@ -14,17 +15,21 @@ from typing import Mapping, Sequence
 
 import pandas as pd
 
-from ..experiments import sweep_experiment
+from ..experiments import error_rates, paper_instance, sweep_experiment
 from ..paper.instances import EXPERIMENT_TITLES
 from ..plotting import plot_every_experiment, savefig
+from ..simulation import sweep
 
-__all__ = ["EVERY_EXPERIMENT", "EveryExperiment", "every_experiment"]
+__all__ = ["ERROR_CHECK", "EVERY_EXPERIMENT", "EveryExperiment", "error_check", "every_experiment"]
 
 #: The paper's experiments, in the order of its tables (Table III, then Table IV).
 EVERY_EXPERIMENT = tuple(EXPERIMENT_TITLES)
 #: The columns of the figure's data file.
 FIGURE_COLUMNS = ["instance", "experiment", "x", "size", "algorithm", "mean_samples", "ci95_low", "ci95_high",
                   "T_star_kl", "ratio_to_T_star_kl", "error_rate", "unstopped"]
+#: The error-rate check's instances, by label: (experiment, x) of a feasible one and of one
+#: whose highest-mean arm is infeasible.
+ERROR_CHECK = {"exp1 x=0.35 (feasible)": ("exp1", 0.35), "exp3 x=0.3 (risky highest-mean arm)": ("exp3", 0.3)}
 
 
 @dataclass
@@ -81,3 +86,13 @@ def every_experiment(algorithms: Sequence[str], *, n_runs: int, delta: float, se
     summary = pd.concat([summary for _, summary in parts], ignore_index=True)
     summary["ratio_to_bernoulli"] = summary["mean_samples"] / summary["T_star_kl_bernoulli"]
     return EveryExperiment(pd.concat([runs for runs, _ in parts], ignore_index=True), summary)
+
+
+def error_check(algorithm: str, *, n_runs: int, delta: float, seed: int, workers: int | None = None) -> pd.DataFrame:
+    """:func:`gbai.error_rates` of ``n_runs`` runs of ``algorithm`` on each instance of :data:`ERROR_CHECK`.
+
+    The runs take the seed ``seed + 1``, so they are new runs, not those of the study
+    run with ``seed``.
+    """
+    instances = {label: paper_instance(*point) for label, point in ERROR_CHECK.items()}
+    return error_rates(sweep(instances, [algorithm], n_runs=n_runs, delta=delta, seed=seed + 1, workers=workers))

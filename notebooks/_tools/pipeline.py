@@ -6,7 +6,9 @@ as ``notebooks/NN_name.ipynb`` (Jupytext's rendering of the script with the outp
 filled in, in the form JupyterLab saves it, so the pair converts back to the same
 script and opening and saving it in Lab changes neither file); ``quick OUTDIR`` runs
 each with ``quick=True`` for ``make test``'s nbval check. A notebook is replaced only
-when every cell succeeded. ``book`` is :mod:`book`; ``assignments``, ``autograde``,
+when every cell succeeded. Both start the longest notebooks first, by the seconds a
+full run of each took (:data:`RUNTIMES`), so that the last to finish is a short one.
+``book`` is :mod:`book`; ``assignments``, ``autograde``,
 ``export`` and ``grade-answer`` are :mod:`course`, ``feedback`` is :mod:`feedback`
 (the student kit is :mod:`kit`, a script of its own); what they share is
 :mod:`common`. The top of the tools' imports: no tool imports this script. This is
@@ -16,6 +18,7 @@ tooling: the ``gbai`` library never imports it.
 from __future__ import annotations
 
 import argparse
+import csv
 import functools
 import os
 import shlex
@@ -29,9 +32,12 @@ import course
 import feedback
 from common import MissingPrerequisite, ipc_prefix, notebook_scripts
 
-__all__ = ["execute_notebook", "lab_form", "main", "merge_streams", "results_pages", "store_pair", "write_results"]
+__all__ = ["execute_notebook", "lab_form", "main", "merge_streams", "read_runtimes", "results_pages", "store_pair",
+           "write_results"]
 
 KERNEL = "python3"
+#: The seconds each notebook took in a full run, as ``figures`` prints them.
+RUNTIMES = Path(__file__).with_name("runtimes.csv")
 #: The exit status of ``autograde`` when it graded what it could but some notebook handed
 #: in was not graded (2 is a command that could not run at all: a selection that matches
 #: nothing, no gradebook; 1 a tool that failed).
@@ -193,6 +199,9 @@ def _execute(args: argparse.Namespace) -> int:
         raise ValueError(f"no notebooks in {folder}")
     if args.jobs < 1:
         raise ValueError(f"--jobs must be at least 1, got {args.jobs}")
+    runtimes = read_runtimes(RUNTIMES)
+    # Unmeasured notebooks last, in name order (sorted is stable).
+    scripts = sorted(scripts, key=lambda script: -runtimes.get(script.stem, 0.0))
 
     def run(script: Path) -> tuple[float, Path]:
         if args.mode == "figures":
@@ -228,6 +237,17 @@ def _execute(args: argparse.Namespace) -> int:
         print(f"{written['results']} results gathered into {written['table']}; "
               f"{written['quotes']} quoted number(s) rewritten in {written['pages']} page(s)")
     return 0
+
+
+def read_runtimes(table: Path) -> dict[str, float]:
+    """The seconds per notebook stem of the runtimes table (none when it does not exist)."""
+    if not table.exists():
+        return {}
+    try:
+        return {row["notebook"]: float(row["seconds"])
+                for row in csv.DictReader(table.read_text(encoding="utf-8").splitlines())}
+    except (KeyError, TypeError, ValueError):
+        raise ValueError(f"{table} is not a table of notebook,seconds rows") from None
 
 
 def results_pages(root: Path) -> list[Path]:
