@@ -31,8 +31,8 @@ import time
 import zipfile
 from pathlib import Path
 
-import course as course_tools
 from common import MissingPrerequisite, notebook_scripts
+from release import make_assignments
 
 __all__ = ["FOLDER", "build_wheel", "make_student_kit", "student_guide"]
 
@@ -181,7 +181,7 @@ def make_student_kit(notebooks: Path, course: Path, output: Path) -> Path:
     if output.suffix != ".zip":
         raise ValueError(f"the kit is a zip archive: give a path ending in .zip, not {output}")
     names = [script.stem for script in notebook_scripts(notebooks)]
-    course_tools.make_assignments(notebooks, course)
+    make_assignments(notebooks, course)
     released = [course.resolve() / "release" / name / f"{name}.ipynb" for name in names]
     missing = [path for path in released if not path.exists()]
     if missing:
