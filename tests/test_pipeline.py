@@ -6,6 +6,8 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "notebooks" / "_tools"))
 
@@ -100,3 +102,14 @@ def test_a_kernel_being_shut_down_is_not_interrupted(monkeypatch):
     manager.shutting_down = False
     interrupt_in_a_thread_of_its_own(manager)
     assert interrupts == [False], "an interrupt asked for outside a shutdown must still reach the kernel"
+
+
+def test_notebooks_are_chosen_by_name_prefix_and_an_unknown_prefix_is_named(tmp_path):
+    # The same choice as the course's ASSIGNMENT= and the notebooks' names on the command line.
+    for name in ("01_setup", "02_bound", "12_betting", "notes"):
+        (tmp_path / f"{name}.py").write_text("")
+    assert [path.stem for path in common.notebook_scripts(tmp_path)] == ["01_setup", "02_bound", "12_betting"]
+    assert [path.stem for path in common.notebook_scripts(tmp_path, ["12", "0"])] == ["01_setup", "02_bound",
+                                                                                       "12_betting"]
+    with pytest.raises(ValueError, match="^no notebook matches 9, 3; known: 01_setup, 02_bound, 12_betting$"):
+        common.notebook_scripts(tmp_path, ["12", "9", "3"])

@@ -15,9 +15,9 @@ import os
 import shutil
 from pathlib import Path
 
-from common import MissingPrerequisite, require
+from common import MissingPrerequisite, require, select
 from course import failure_reason, grading_environment, nbgrader_api, quiet
-from grading import select, select_students
+from grading import select_students
 from submissions import cell_issues, exercise_of, not_graded, read_notebook
 from tables import score_table, shown_path
 

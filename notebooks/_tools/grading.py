@@ -13,14 +13,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from common import require
+from common import require, select
 from course import CELL_TIMEOUT, failure_reason, grading_environment, nbgrader_api, open_gradebook, quiet
 from sandbox import DEFAULT_MEMORY_GB, Confinement, confinement
 from submissions import (CellIssue, Problem, Submission, assignment_cells, cell_issues, find_submissions,
                          nbgrader_meta, read_notebook, record_failure)
 from tables import export_grades, score_table
 
-__all__ = ["GradingReport", "answers_to_grade", "autograde", "grade_answer", "select", "select_students"]
+__all__ = ["GradingReport", "answers_to_grade", "autograde", "grade_answer", "select_students"]
 
 
 @dataclass
@@ -46,17 +46,6 @@ class GradingReport:
     def complete(self) -> bool:
         """Every notebook handed in was graded (spare copies beside a graded notebook aside)."""
         return not self.failed and all(problem.spare for problem in self.problems)
-
-
-def select(names: list[str] | None, known: list[str], what: str) -> list[str]:
-    """The ``known`` names starting with one of ``names`` (all of them without ``names``)."""
-    if not names:
-        return known
-    chosen = [item for item in known if any(item.startswith(name) for name in names)]
-    unknown = [name for name in names if not any(item.startswith(name) for item in known)]
-    if unknown:
-        raise ValueError(f"no {what} matches {', '.join(unknown)}; known: {', '.join(known) or 'none'}")
-    return chosen
 
 
 def select_students(students: list[str] | None, known: list[str], where: Path) -> list[str]:

@@ -278,9 +278,7 @@ def _grading_line(folder: Path, student: str, assignment: str) -> str:
 
 def _autograde(args: argparse.Namespace, folder: Path, start: float) -> int:
     timeout = grading.CELL_TIMEOUT if args.timeout is None else args.timeout
-
-    def shown(path: Path) -> str:
-        return path.resolve().relative_to((folder / "submitted").resolve()).as_posix()
+    shown = functools.partial(tables.shown_path, folder)
 
     def warn(text: str) -> None:
         print(f"autograde: {text}", file=sys.stderr, flush=True)
