@@ -15,7 +15,6 @@ __all__ = ["instructor_notebook", "make_assignments", "notebook_points", "studen
 #: the gradebook, so a submission is always graded with the original.
 _LOCKED = {"grade": False, "locked": True, "schema_version": 3, "solution": False, "task": False}
 
-
 _NBGRADER_CONFIG = f"""\
 # nbgrader configuration of the gbai course, written by `make assignments`.
 # Run nbgrader from this folder (make autograde / make feedback do it for you).
@@ -31,7 +30,6 @@ c.KernelManager.ip = "/tmp/gbai-nbgrader-kernel"
 # Grading from formgrader's buttons runs answers unconfined: grade with `make autograde`,
 # which runs each notebook in a bubblewrap sandbox.
 """
-
 
 _HEADER = """\
 **Assignment `{name}`**: {points} points, {auto} checked automatically{written}.

@@ -193,6 +193,7 @@ EXERCISE = re.compile(r"_ex(\d+)_")
 
 
 def nbgrader_meta(cell) -> dict:
+    """A cell's nbgrader metadata (empty for a cell nbgrader does not know)."""
     return cell.get("metadata", {}).get("nbgrader", {})
 
 
