@@ -285,7 +285,7 @@ def test_the_teaching_guide_states_the_number_of_exercises_and_points():
 
 @pytest.mark.parametrize("script", SCRIPTS, ids=lambda path: path.stem)
 def test_the_student_version_starts_with_a_header(script):
-    from course import instructor_notebook
+    from release import instructor_notebook
 
     notebook = instructor_notebook(script)
     header, name, setup = notebook.cells[:3]
@@ -355,7 +355,7 @@ def test_submissions_are_matched_by_their_cells_then_by_their_name(tmp_path):
 def test_cell_issues_name_timeouts_deletions_and_edits(tmp_path):
     from nbgrader.utils import compute_checksum
 
-    from course import CellIssue, cell_issues
+    from submissions import CellIssue, cell_issues
 
     def cell(source, grade_id=None, cell_type="code", **meta):
         made = (nbformat.v4.new_code_cell if cell_type == "code" else nbformat.v4.new_markdown_cell)(source)
@@ -889,7 +889,7 @@ def _path_without_bwrap(folder: Path) -> Path:
 @pytest.fixture(scope="module")
 def course(tmp_path_factory):
     from conftest import in_ci
-    from course import score_table
+    from tables import score_table
 
     if shutil.which("bwrap") is None:
         # The class includes answers that try to escape: they are graded confined or not at all.

@@ -6,6 +6,8 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "notebooks" / "_tools"))
 
@@ -147,3 +149,14 @@ def test_the_stored_runtimes_name_notebooks_that_exist():
     scripts = {script.stem for script in common.notebook_scripts(ROOT / "notebooks")}
     stored = pipeline.read_runtimes(pipeline.RUNTIMES)
     assert stored and set(stored) <= scripts, f"runtimes of notebooks that do not exist: {set(stored) - scripts}"
+
+
+def test_notebooks_are_chosen_by_name_prefix_and_an_unknown_prefix_is_named(tmp_path):
+    # The same choice as the course's ASSIGNMENT= and the notebooks' names on the command line.
+    for name in ("01_setup", "02_bound", "12_betting", "notes"):
+        (tmp_path / f"{name}.py").write_text("")
+    assert [path.stem for path in common.notebook_scripts(tmp_path)] == ["01_setup", "02_bound", "12_betting"]
+    assert [path.stem for path in common.notebook_scripts(tmp_path, ["12", "0"])] == ["01_setup", "02_bound",
+                                                                                       "12_betting"]
+    with pytest.raises(ValueError, match="^no notebook matches 9, 3; known: 01_setup, 02_bound, 12_betting$"):
+        common.notebook_scripts(tmp_path, ["12", "9", "3"])

@@ -1,7 +1,7 @@
-"""What every notebook tool shares: the notebooks' scripts, a kernel's sockets, the missing-tool error.
+"""What every notebook tool shares: the notebooks' scripts, choice by name prefix, kernel sockets, missing-tool error.
 
 The bottom of the tools' imports: :mod:`pipeline` (the command line), :mod:`book`,
-:mod:`course`, :mod:`feedback` and :mod:`kit` import it, and it imports none of them,
+the course tools and :mod:`kit` import it, and it imports none of them,
 so the scripts run from the command line (``pipeline.py``, ``kit.py``) are imported
 by no other tool.
 """
@@ -15,19 +15,24 @@ import shutil
 import tempfile
 from pathlib import Path
 
-__all__ = ["MissingPrerequisite", "ipc_prefix", "notebook_scripts", "require"]
+__all__ = ["MissingPrerequisite", "ipc_prefix", "notebook_scripts", "require", "select"]
+
+
+def select(names: list[str] | None, known: list[str], what: str) -> list[str]:
+    """The ``known`` names starting with one of ``names`` (all of them without ``names``)."""
+    if not names:
+        return known
+    chosen = [item for item in known if any(item.startswith(name) for name in names)]
+    unknown = [name for name in names if not any(item.startswith(name) for item in known)]
+    if unknown:
+        raise ValueError(f"no {what} matches {', '.join(unknown)}; known: {', '.join(known) or 'none'}")
+    return chosen
 
 
 def notebook_scripts(folder: Path, names: list[str] | None = None) -> list[Path]:
     """The numbered percent scripts of ``folder`` (optionally those whose stem starts with a name)."""
-    scripts = sorted(path for path in folder.glob("[0-9][0-9]_*.py"))
-    if names:
-        chosen = [path for path in scripts if any(path.stem.startswith(name) for name in names)]
-        unknown = [name for name in names if not any(path.stem.startswith(name) for path in scripts)]
-        if unknown:
-            raise ValueError(f"no notebook matches {unknown}; available: {[path.stem for path in scripts]}")
-        return chosen
-    return scripts
+    scripts = {path.stem: path for path in sorted(folder.glob("[0-9][0-9]_*.py"))}
+    return [scripts[stem] for stem in select(names, list(scripts), "notebook")]
 
 
 def ipc_prefix() -> str:

@@ -15,8 +15,11 @@ import os
 import shutil
 from pathlib import Path
 
-import course as course_tools
-from common import MissingPrerequisite, require
+from common import MissingPrerequisite, require, select
+from course import failure_reason, grading_environment, nbgrader_api, quiet
+from grading import select_students
+from submissions import cell_issues, exercise_of, not_graded, read_notebook
+from tables import score_table, shown_path
 
 __all__ = ["generate_feedback", "not_graded_page", "pending_answers"]
 
@@ -97,8 +100,8 @@ def _preprocessors(course: Path):
 
         def preprocess(self, nb, resources):
             student, assignment = resources["nbgrader"]["student"], resources["nbgrader"]["assignment"]
-            issues = course_tools.cell_issues(course, student, assignment)
-            source = course_tools._read(course / "source" / assignment / f"{assignment}.ipynb")
+            issues = cell_issues(course, student, assignment)
+            source = read_notebook(course / "source" / assignment / f"{assignment}.ipynb")
             for issue in (issue for issue in issues
                           if issue.kind == "deleted" and issue.points is not None and source is not None):
                 ids = [cell.metadata.get("nbgrader", {}).get("grade_id") for cell in source.cells]
@@ -111,7 +114,7 @@ def _preprocessors(course: Path):
                           if issue.kind in ("timeout", "kernel died") and issue.exercise is not None):
                 for cell in nb.cells:
                     meta = cell.metadata.get("nbgrader", {})
-                    if meta.get("grade") and cell.cell_type == "code" and course_tools._exercise(cell) == issue.exercise:
+                    if meta.get("grade") and cell.cell_type == "code" and exercise_of(cell) == issue.exercise:
                         meta.setdefault("gbai_notes", []).append(issue.reason)
             order = {"kernel died": 0, "timeout": 0, "deleted": 1, "edited": 2}
             resources["gbai_notices"] = [issue.reason for issue in sorted(issues, key=lambda item: order[item.kind])]
@@ -133,7 +136,7 @@ def _preprocessors(course: Path):
 
 def pending_answers(course: Path, submissions: list[tuple[str, str]]) -> int:
     """How many written answers of these (student, assignment) submissions await the teacher."""
-    scores = course_tools.score_table(course)
+    scores = score_table(course)
     keys = set(submissions)
     mine = scores[[key in keys for key in zip(scores["student"], scores["assignment"])]]
     return int((mine["status"] == "to grade").sum())
@@ -158,7 +161,7 @@ _ADVICE = {
 
 
 def not_graded_page(course: Path, item) -> Path:
-    """Write the feedback page of a notebook handed in but not graded (a ``course.NotGraded``): why, and what to do.
+    """Write the feedback page of a notebook handed in but not graded (``submissions.NotGraded``): why, and what to do.
 
     It goes where the graded page would, ``feedback/<student>/<assignment>/<assignment>.html``
     (``not-graded/not-graded.html`` when no assignment claims the file).
@@ -169,7 +172,7 @@ def not_graded_page(course: Path, item) -> Path:
     expected = f"{item.assignment}.ipynb" if item.assignment else "the notebook's own name, NN_name.ipynb"
     advice = next((text for start, text in _ADVICE.items() if item.reason.startswith(start)),
                   "Hand in the notebook again as {expected}.").format(expected=expected)
-    shown = course_tools._shown(course, item.path)
+    shown = shown_path(course, item.path)
     why = item.reason.removeprefix("not graded, ") if item.reason.startswith("not graded") else f"it {item.reason}"
     title = f"{item.assignment or 'A file you handed in'}: not graded"
     page = course / "feedback" / item.student / name / f"{name}.html"
@@ -197,26 +200,26 @@ def generate_feedback(course: Path, assignments: list[str] | None = None,
 
     course = course.resolve()
     graded = sorted((path.parent.name, path.name) for path in (course / "autograded").glob("*/*") if path.is_dir())
-    refused = course_tools.not_graded(course) if (course / "gradebook.db").exists() else []
+    refused = not_graded(course) if (course / "gradebook.db").exists() else []
     if not graded and not refused:
         raise FileNotFoundError(f"nothing autograded in {course}: run `make autograde` first")
-    chosen_assignments = course_tools.select(assignments, sorted({a for _, a in graded} |
-                                                                 {item.assignment for item in refused
-                                                                  if item.assignment}), "graded assignment")
-    chosen_students = course_tools.select_students(students, sorted({s for s, _ in graded} |
-                                                                    {item.student for item in refused}),
-                                                   course / "autograded")
+    chosen_assignments = select(assignments, sorted({a for _, a in graded} |
+                                                    {item.assignment for item in refused
+                                                     if item.assignment}), "graded assignment")
+    chosen_students = select_students(students, sorted({s for s, _ in graded} |
+                                                       {item.student for item in refused}),
+                                      course / "autograded")
     todo = [(s, a) for s, a in graded if s in chosen_students and a in chosen_assignments]
     refused = [item for item in refused if item.student in chosen_students
                and (item.assignment in chosen_assignments or (item.assignment is None and not assignments))]
     if not todo and not refused:
         raise FileNotFoundError("nothing autograded matches the selection")
     _mathjax_folder()
-    course_tools._grading_environment(course)
+    grading_environment(course)
     nbgrader_templates = Path(nbgrader.__file__).parent / "server_extensions" / "formgrader" / "templates"
-    api = course_tools._api(course)
+    api = nbgrader_api(course)
     pages = []
-    with course_tools.quiet():
+    with quiet():
         for student, assignment in todo:
             config = Config()
             config.HTMLExporter.template_name = "gbai_feedback"
@@ -232,7 +235,7 @@ def generate_feedback(course: Path, assignments: list[str] | None = None,
                 app.force = True
                 result = capture_log(app)
             if not result.get("success"):
-                raise RuntimeError(f"feedback of {student}/{assignment}: {course_tools.failure_reason(result)}")
+                raise RuntimeError(f"feedback of {student}/{assignment}: {failure_reason(result)}")
             folder = course / "feedback" / student / assignment
             _install_mathjax(course, folder)
             pages.extend(sorted(folder.glob("*.html")))

@@ -31,8 +31,8 @@ import time
 import zipfile
 from pathlib import Path
 
-import course as course_tools
-from common import MissingPrerequisite, notebook_scripts
+from common import MissingPrerequisite
+from release import make_assignments, notebook_points
 
 __all__ = ["FOLDER", "build_wheel", "make_student_kit", "student_guide"]
 
@@ -109,11 +109,6 @@ original name.
 """
 
 
-def _points(notebook) -> float:
-    return sum(float(cell.metadata.get("nbgrader", {}).get("points", 0)) for cell in notebook.cells
-               if cell.metadata.get("nbgrader", {}).get("grade"))
-
-
 def _project() -> dict:
     import tomllib
 
@@ -134,7 +129,7 @@ def student_guide(wheel: str, notebooks: list[Path]) -> str:
     import nbformat
 
     python = supported_pythons(_project()["requires-python"])
-    rows = [f"| `{path.name}` | {_points(nbformat.read(path, as_version=4)):g} |" for path in notebooks]
+    rows = [f"| `{path.name}` | {sum(notebook_points(nbformat.read(path, as_version=4))):g} |" for path in notebooks]
     return _GUIDE.format(count=len(notebooks), wheel=wheel, python=python, table="\n".join(rows))
 
 
@@ -180,8 +175,7 @@ def make_student_kit(notebooks: Path, course: Path, output: Path) -> Path:
     """
     if output.suffix != ".zip":
         raise ValueError(f"the kit is a zip archive: give a path ending in .zip, not {output}")
-    names = [script.stem for script in notebook_scripts(notebooks)]
-    course_tools.make_assignments(notebooks, course)
+    names = make_assignments(notebooks, course)
     released = [course.resolve() / "release" / name / f"{name}.ipynb" for name in names]
     missing = [path for path in released if not path.exists()]
     if missing:

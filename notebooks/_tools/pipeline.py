@@ -8,10 +8,10 @@ script and opening and saving it in Lab changes neither file); ``quick OUTDIR`` 
 each with ``quick=True`` for ``make test``'s nbval check. A notebook is replaced only
 when every cell succeeded. Both start the longest notebooks first, by the seconds a
 full run of each took (:data:`RUNTIMES`), so that the last to finish is a short one.
-``book`` is :mod:`book`; ``assignments``, ``autograde``,
-``export`` and ``grade-answer`` are :mod:`course`, ``feedback`` is :mod:`feedback`
-(the student kit is :mod:`kit`, a script of its own); what they share is
-:mod:`common`. The top of the tools' imports: no tool imports this script. This is
+``book`` is :mod:`book`; ``assignments`` is :mod:`release`, ``autograde`` and
+``grade-answer`` are :mod:`grading`, ``export`` is :mod:`tables`, ``feedback`` is
+:mod:`feedback` (the student kit is :mod:`kit`, a script of its own); what they share
+is :mod:`common`. The top of the tools' imports: no tool imports this script. This is
 tooling: the ``gbai`` library never imports it.
 """
 
@@ -28,8 +28,10 @@ import time
 from pathlib import Path
 
 import book
-import course
 import feedback
+import grading
+import release
+import tables
 from common import MissingPrerequisite, ipc_prefix, notebook_scripts
 
 __all__ = ["execute_notebook", "lab_form", "main", "merge_streams", "read_runtimes", "results_pages", "store_pair",
@@ -281,9 +283,9 @@ def write_results(notebooks: Path, root: Path) -> dict:
     return {"results": len(table), "table": target, "quotes": quotes, "pages": pages}
 
 
-def _grading_line(course, folder: Path, student: str, assignment: str) -> str:
+def _grading_line(folder: Path, student: str, assignment: str) -> str:
     """The console line of one graded notebook: its tests' and written answers' points."""
-    rows = course.submission_table(folder, student, assignment)
+    rows = tables.submission_table(folder, student, assignment)
     auto, manual = rows[rows["kind"] == "auto"], rows[rows["kind"] == "manual"]
     line = f"{student:<16} {assignment:<28} tests {auto['score'].sum():g} / {auto['points'].sum():g}"
     if len(manual):
@@ -294,11 +296,9 @@ def _grading_line(course, folder: Path, student: str, assignment: str) -> str:
     return line
 
 
-def _autograde(args: argparse.Namespace, course, folder: Path, start: float) -> int:
-    timeout = course.CELL_TIMEOUT if args.timeout is None else args.timeout
-
-    def shown(path: Path) -> str:
-        return path.resolve().relative_to((folder / "submitted").resolve()).as_posix()
+def _autograde(args: argparse.Namespace, folder: Path, start: float) -> int:
+    timeout = grading.CELL_TIMEOUT if args.timeout is None else args.timeout
+    shown = functools.partial(tables.shown_path, folder)
 
     def warn(text: str) -> None:
         print(f"autograde: {text}", file=sys.stderr, flush=True)
@@ -319,7 +319,7 @@ def _autograde(args: argparse.Namespace, course, folder: Path, start: float) -> 
         if submission.note:
             warn(f"{shown(submission.path)}: {submission.note} (name the file {submission.assignment}.ipynb)")
         issues = report.issues.get((submission.student, submission.assignment), [])
-        line = _grading_line(course, folder, submission.student, submission.assignment)
+        line = _grading_line(folder, submission.student, submission.assignment)
         for kind in ("timeout", "kernel died"):
             stopped = sorted({issue.exercise for issue in issues if issue.kind == kind and issue.exercise})
             if any(issue.kind == kind for issue in issues):
@@ -341,9 +341,9 @@ def _autograde(args: argparse.Namespace, course, folder: Path, start: float) -> 
             else:
                 warn(f"{shown(submission.path)}: {issue.reason}")
 
-    memory = course.DEFAULT_MEMORY_GB if args.memory is None else args.memory
-    report = course.autograde(folder, args.names or None, args.student or None, timeout=timeout, memory_gb=memory,
-                              on_start=started, on_graded=graded)
+    memory = grading.DEFAULT_MEMORY_GB if args.memory is None else args.memory
+    report = grading.autograde(folder, args.names or None, args.student or None, timeout=timeout, memory_gb=memory,
+                               on_start=started, on_graded=graded)
     print(f"graded {len(report.graded)} submission(s) in {time.perf_counter() - start:.1f} s; "
           f"grades per item in {folder / 'grades.csv'}, per student in {folder / 'grades-totals.csv'}")
     if report.unattributed:
@@ -356,10 +356,10 @@ def _autograde(args: argparse.Namespace, course, folder: Path, start: float) -> 
     return 0
 
 
-def _grade_answer(args: argparse.Namespace, course, folder: Path) -> int:
+def _grade_answer(args: argparse.Namespace, folder: Path) -> int:
     """make grade-answer: grade one written answer, or list those awaiting the teacher."""
     if args.answer is None and args.score is None:
-        answers = course.answers_to_grade(folder, args.names or None, args.student or None)
+        answers = grading.answers_to_grade(folder, args.names or None, args.student or None)
         for answer in answers:
             print(f"{answer['student']} {answer['assignment']} {answer['cell']} "
                   f"(exercise {answer['exercise']}, {answer['points']:g} points):")
@@ -373,8 +373,8 @@ def _grade_answer(args: argparse.Namespace, course, folder: Path) -> int:
         score = float(args.score)
     except ValueError:
         raise ValueError(f"SCORE must be a number, got {args.score!r}") from None
-    grade = course.grade_answer(folder, args.student[0], args.answer, score, args.comment, args.names or None)
-    waiting = len(course.answers_to_grade(folder))
+    grade = grading.grade_answer(folder, args.student[0], args.answer, score, args.comment, args.names or None)
+    waiting = len(grading.answers_to_grade(folder))
     print(f"{grade['student']} {grade['assignment']} {grade['name']}: {grade['manual_score']:g} / "
           f"{grade['max_score']:g}; {waiting} written answer(s) still to grade; tables rewritten in {folder}")
     return 0
@@ -387,15 +387,15 @@ def _classroom(args: argparse.Namespace) -> int:
         index = book.build_book(Path(args.notebooks), folder)
         print(f"book written to {index} ({time.perf_counter() - start:.1f} s)")
     elif args.mode == "assignments":
-        made = course.make_assignments(Path(args.notebooks), folder, args.names)
+        made = release.make_assignments(Path(args.notebooks), folder, args.names)
         print(f"{len(made)} assignment(s) in {folder}: student versions in {folder / 'release'} "
               f"({time.perf_counter() - start:.1f} s)")
     elif args.mode == "autograde":
-        return _autograde(args, course, folder, start)
+        return _autograde(args, folder, start)
     elif args.mode == "grade-answer":
-        return _grade_answer(args, course, folder)
+        return _grade_answer(args, folder)
     elif args.mode == "export":
-        per_item, per_student = course.export_grades(folder)
+        per_item, per_student = tables.export_grades(folder)
         print(f"grades per item in {per_item}, per student in {per_student}")
     else:
         pages = feedback.generate_feedback(folder, args.names or None, args.student or None)

@@ -1,0 +1,266 @@
+"""Grading: submissions by nbgrader (``make autograde``), written answers by the teacher (``make grade-answer``).
+
+Grading works on a copy of each submission under ``.grading/submitted/`` (the file given
+the name nbgrader expects), so ``submitted/`` is never changed, and each notebook
+runs in the sandbox of :mod:`sandbox` when bubblewrap is installed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from common import require, select
+from course import CELL_TIMEOUT, failure_reason, grading_environment, nbgrader_api, open_gradebook, quiet
+from sandbox import DEFAULT_MEMORY_GB, Confinement, confinement
+from submissions import (CellIssue, Problem, Submission, assignment_cells, cell_issues, find_submissions,
+                         nbgrader_meta, read_notebook, record_failure)
+from tables import export_grades, score_table
+
+__all__ = ["GradingReport", "answers_to_grade", "autograde", "grade_answer", "select_students"]
+
+
+@dataclass
+class GradingReport:
+    """What one ``autograde`` run did, for what it selected."""
+
+    #: How the kernels ran: confined or not.
+    sandbox: Confinement | None = None
+    #: The submissions selected for grading, in the order they are graded.
+    todo: list[Submission] = field(default_factory=list)
+    graded: list[Submission] = field(default_factory=list)
+    #: Submissions nbgrader could not grade, with the reason in one line.
+    failed: list[tuple[Submission, str]] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    #: (student, assignment) pairs whose grades were removed: their folder is gone.
+    removed: list[tuple[str, str]] = field(default_factory=list)
+    #: The cells of each graded (student, assignment) that timed out, were deleted or edited.
+    issues: dict[tuple[str, str], list[CellIssue]] = field(default_factory=dict)
+    #: Files of the selected students that no assignment claims, left out of an assignment selection.
+    unattributed: int = 0
+
+    @property
+    def complete(self) -> bool:
+        """Every notebook handed in was graded (spare copies beside a graded notebook aside)."""
+        return not self.failed and all(problem.spare for problem in self.problems)
+
+
+def select_students(students: list[str] | None, known: list[str], where: Path) -> list[str]:
+    """The students asked for (exact ids), all ``known`` ones without a request."""
+    missing = [student for student in students or [] if student not in known]
+    if missing:
+        raise ValueError(f"no submission of {', '.join(missing)} in {where}; students: {', '.join(known) or 'none'}")
+    return list(students) if students else known
+
+
+def _stage(submission: Submission, staging: Path) -> None:
+    """Copy a submission to ``staging/<student>/<assignment>/<assignment>.ipynb`` with its timestamp."""
+    folder = staging / submission.student / submission.assignment
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    shutil.copy2(submission.path, folder / f"{submission.assignment}.ipynb")
+    timestamp = submission.path.parent / "timestamp.txt"
+    if timestamp.exists():
+        shutil.copy2(timestamp, folder / "timestamp.txt")
+
+
+def _forget(course: Path, gradebook, student: str, assignment: str) -> None:
+    """Remove a submission from the gradebook and its autograded notebook and feedback."""
+    from nbgrader.api import MissingEntry
+
+    with contextlib.suppress(MissingEntry):
+        gradebook.remove_submission(assignment, student)
+    for folder in ("autograded", "feedback", ".grading/submitted"):
+        path = course / folder / student / assignment
+        if path.exists():
+            shutil.rmtree(path)
+        if path.parent.is_dir() and not any(path.parent.iterdir()):
+            path.parent.rmdir()
+
+
+def _prune(course: Path, present: set[tuple[str, str]], students: set[str]) -> list[tuple[str, str]]:
+    """Forget every graded submission whose notebook is no longer handed in, and keep ``students`` (those
+    with a folder in ``submitted/``) as the gradebook's students; returns the forgotten (student, assignment).
+
+    A student who handed in only refused files stays, with no submission, so formgrader
+    shows the same total as ``grades-totals.csv`` (0 of the course's points). Formgrader
+    names students "last name, first name": one without names gets the id as last
+    name, so its list does not read "None, None".
+    """
+    removed = []
+    with open_gradebook(course) as gradebook:
+        for assignment in gradebook.assignments:
+            for submission in list(gradebook.assignment_submissions(assignment.name)):
+                key = (submission.student.id, assignment.name)
+                if key not in present:
+                    removed.append(key)
+        for student, assignment in removed:
+            _forget(course, gradebook, student, assignment)
+        for student in list(gradebook.students):
+            if not student.submissions and student.id not in students:
+                gradebook.remove_student(student.id)
+        for student in sorted(students):
+            record = gradebook.update_or_create_student(student)
+            if record.first_name is None and record.last_name is None:
+                gradebook.update_or_create_student(student, last_name=student, first_name="")
+    return sorted(removed)
+
+
+def autograde(course: Path, assignments: list[str] | None = None, students: list[str] | None = None,
+              timeout: int = CELL_TIMEOUT, memory_gb: float = DEFAULT_MEMORY_GB,
+              on_start: Callable[[GradingReport], None] | None = None,
+              on_graded: Callable[[GradingReport, Submission], None] | None = None) -> GradingReport:
+    """Autograde the submissions under ``submitted/``, then write ``grades.csv`` and ``grades-totals.csv``.
+
+    ``assignments`` (name prefixes) and ``students`` (ids) restrict what is graded
+    and reported; by default everything is graded again. Each notebook runs from top
+    to bottom in nbgrader's kernel with the locked cells (parameters, tests with
+    their hidden part) restored from the gradebook; a cell still running after
+    ``timeout`` seconds is stopped. The kernel runs in a sandbox (:mod:`sandbox`)
+    with an address space of ``memory_gb`` GB when bubblewrap is available, else
+    unconfined (``report.sandbox`` says which); a kernel that dies costs the cell it
+    died in, and the rest is graded in a new one. A notebook under another name than
+    ``<assignment>.ipynb`` is graded as that assignment's when it matches one
+    unambiguously; other files are reported and left out, and one submission that
+    nbgrader cannot grade does not stop the others. Grades of submissions that are
+    no longer in ``submitted/`` are removed, whatever the selection, so the tables
+    never hold stale rows. ``on_start`` is called once what will be graded is known,
+    ``on_graded`` after each submission (graded or failed); the tables are written
+    even when the run is interrupted.
+    """
+    require({"nbgrader": "nbgrader"}, "classroom", "make autograde")
+    if isinstance(timeout, bool) or not isinstance(timeout, int) or timeout < 1:
+        raise ValueError(f"the time limit per cell must be a whole number of seconds, at least 1; got {timeout!r}")
+    course = course.resolve()
+    if not (course / "gradebook.db").exists():
+        raise FileNotFoundError(f"no gradebook in {course}: run `make assignments` first")
+    grading_environment(course)
+    sandbox = confinement(course, memory_gb)
+    with quiet():
+        cells = assignment_cells(course)
+        found, problems = find_submissions(course / "submitted", cells)
+        chosen_assignments = select(assignments, sorted(cells), "assignment")
+        handed_in = sorted({submission.student for submission in found} | {problem.student for problem in problems
+                                                                           if problem.student != "?"})
+        chosen_students = select_students(students, handed_in, course / "submitted")
+        if not found and not problems:
+            # Nothing handed in at all (or the wrong folder): keep every grade the gradebook holds.
+            raise FileNotFoundError(f"nothing to grade: put each student's notebook at "
+                                    f"{course}/submitted/<student>/<assignment>/<assignment>.ipynb")
+        report = GradingReport(sandbox=sandbox)
+        for problem in problems:
+            if students and problem.student not in chosen_students:
+                continue
+            if assignments and problem.assignment not in chosen_assignments:
+                if problem.assignment is None:  # it could be any assignment's: counted, and listed in the tables
+                    report.unattributed += 1
+                continue
+            report.problems.append(problem)
+        report.removed = _prune(course, {(submission.student, submission.assignment) for submission in found},
+                                set(handed_in))
+        report.todo = [submission for submission in found
+                       if submission.student in chosen_students and submission.assignment in chosen_assignments]
+        if not report.todo and not report.problems and (students or assignments):
+            raise ValueError(f"no submission of {', '.join(chosen_students)} for {', '.join(chosen_assignments)}")
+        if on_start is not None:
+            on_start(report)
+        staging = course / ".grading" / "submitted"
+        api = nbgrader_api(course, staging, timeout, sandbox)
+        try:
+            for submission in report.todo:
+                _stage(submission, staging)
+                result = api.autograde(submission.assignment, submission.student, force=True, create=True)
+                if result.get("success"):
+                    report.graded.append(submission)
+                    report.issues[(submission.student, submission.assignment)] = cell_issues(
+                        course, submission.student, submission.assignment)
+                    record_failure(course, submission, None)
+                else:
+                    reason = failure_reason(result)
+                    report.failed.append((submission, reason))
+                    with open_gradebook(course) as gradebook:
+                        _forget(course, gradebook, submission.student, submission.assignment)
+                    record_failure(course, submission, reason)
+                if on_graded is not None:
+                    on_graded(report, submission)
+        finally:
+            export_grades(course)
+    return report
+
+
+def answers_to_grade(course: Path, assignments: list[str] | None = None,
+                    students: list[str] | None = None) -> list[dict]:
+    """The written answers awaiting the teacher, with the student's text from the autograded notebook."""
+    course = Path(course).resolve()
+    scores = score_table(course)
+    waiting = scores[scores["status"] == "to grade"]
+    if assignments:
+        waiting = waiting[waiting["assignment"].isin(select(assignments, sorted(set(scores["assignment"].dropna())),
+                                                            "graded assignment"))]
+    if students:
+        waiting = waiting[waiting["student"].isin(select_students(students, sorted(set(scores["student"])),
+                                                                  course / "autograded"))]
+    answers = []
+    for row in waiting.itertuples():
+        notebook = read_notebook(course / "autograded" / row.student / row.assignment / f"{row.assignment}.ipynb")
+        text = next((cell.source for cell in (notebook.cells if notebook else [])
+                     if nbgrader_meta(cell).get("grade_id") == row.cell), "")
+        answers.append({"student": row.student, "assignment": row.assignment, "cell": row.cell,
+                        "exercise": row.exercise, "points": row.points, "text": text})
+    return answers
+
+
+def grade_answer(course: Path, student: str, cell: str, score: float, comment: str | None = None,
+                 assignments: list[str] | None = None) -> dict:
+    """Give ``score`` points to the graded cell ``cell`` of ``student``, as formgrader's grading does.
+
+    The gradebook ends as formgrader's grade and comment handlers (nbgrader 0.9,
+    ``formgrader/apihandlers.py``) leave it: the manual score set, the "needs manual
+    grade" flag cleared, the comment (if given) stored as the teacher's; extra credit
+    is kept. Then the tables are rewritten. Returns nbgrader's record of the grade.
+    """
+    import math
+
+    from nbgrader.api import MissingEntry
+
+    require({"nbgrader": "nbgrader"}, "classroom", "make grade-answer")
+    course = Path(course).resolve()
+    if not (course / "gradebook.db").exists():
+        raise FileNotFoundError(f"no gradebook in {course}: run `make assignments` first")
+    if isinstance(score, bool) or not isinstance(score, (int, float)) or not math.isfinite(score):
+        raise ValueError(f"the score must be a number, got {score!r}")
+    with quiet(), open_gradebook(course) as gradebook:
+        names = select(assignments, sorted(assignment.name for assignment in gradebook.assignments), "assignment")
+        cells = [(name, notebook.name, grade_cell) for name in names
+                 for notebook in gradebook.find_assignment(name).notebooks
+                 for grade_cell in notebook.grade_cells if grade_cell.name == cell]
+        if not cells:
+            written = sorted(grade_cell.name for name in names for notebook in gradebook.find_assignment(name).notebooks
+                             for grade_cell in notebook.grade_cells if grade_cell.cell_type == "markdown")
+            raise ValueError(f"no graded cell {cell!r}; the written answers are {', '.join(written) or 'none'}")
+        if len(cells) > 1:
+            raise ValueError(f"{cell} is a cell of {', '.join(name for name, _, _ in cells)}: name the assignment")
+        name, notebook, grade_cell = cells[0]
+        try:
+            grade = gradebook.find_grade(cell, notebook, name, student)
+        except MissingEntry:
+            raise ValueError(f"{student} has no graded submission of {name}") from None
+        if not 0 <= score <= grade.max_score:
+            worth = f"{grade.max_score:g} point" + ("" if grade.max_score == 1 else "s")
+            raise ValueError(f"{cell} is worth {worth}: the score must be between 0 and {grade.max_score:g}, "
+                             f"got {score:g}")
+        if comment is not None:
+            try:
+                gradebook.find_comment(cell, notebook, name, student).manual_comment = comment
+            except MissingEntry:
+                raise ValueError(f"{cell} is a test, not an answer: comments go on answer cells") from None
+        grade.manual_score = float(score)
+        grade.needs_manual_grade = grade.manual_score is None and grade.auto_score is None
+        gradebook.db.commit()
+        record = grade.to_dict()
+    export_grades(course)
+    return record
