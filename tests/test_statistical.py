@@ -46,6 +46,8 @@ def test_error_rates_within_delta(reward):
     assert (summary["unstopped"] == 0).all()
     # Errors counted against the hand-worked answers, not the sweep's own `correct`:
     # the sweep's error column must agree with them, and their count stay below the bound.
+    # (Planted fault: experiment 3's threshold typed 0.25 makes the risky arm 2 the answer
+    # for the algorithms and the sweep alike; only the hand-worked answer catches it.)
     truth = table["instance"].map({name: answer for name, (_, answer) in INSTANCES.items()})
     wrong = table["answer"] != truth
     assert (table["error"] == wrong).all(), table[table["error"] != wrong]
