@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 import pytest
-from scipy import integrate, optimize, special, stats
+from scipy import integrate, optimize, special
 
 import gbai
 from gbai import Instance
@@ -12,6 +12,8 @@ from gbai.beyond.css_lucb_plus import plus_logs
 from gbai.beyond.lma_glr import alternative_evidence, glr_decide, stopping_level
 from gbai.beyond import confidence_sequences as thresholds
 from gbai.beyond.confidence_sequences import calibration, glr_threshold, stitched_boundary, stitched_radius
+
+from binomial_check import most_errors
 
 PLUS_VARIANTS = [
     "css-lucb-plus",
@@ -267,13 +269,12 @@ def test_budget_ends_unresolvable_runs():
 
 
 # ------------------------------------------------------------- error rates
-DELTA = 0.2
-N_RUNS = 400
-# With true error probability exactly delta the error count is Binomial(400, 0.2); its
-# 1 - 1e-4 quantile (110) bounds the count with false-failure probability below 1e-4.
-# A large delta keeps the runs short and the test sensitive: a rule whose real error
-# rate were 0.3 would average 120 errors.
-MAX_ERRORS = int(stats.binom.ppf(1 - 1e-4, N_RUNS, DELTA))
+# A large delta keeps the runs short and the check sharp: 500 runs at delta = 0.5 fail
+# at 286 errors (P <= 7.4e-4 for a delta-correct rule) and reject a rule erring at 0.6
+# with probability 0.907 (tests/binomial_check.py).
+DELTA = 0.5
+N_RUNS = 500
+MAX_ERRORS = most_errors(N_RUNS, DELTA)
 
 
 @pytest.mark.slow
@@ -293,12 +294,11 @@ def test_error_rates_within_delta(reward):
 
 # ------------------------------------------------------------- Betting-GBAI
 BETTING_DELTA = 0.5
-BETTING_RUNS = 300
-# If the true error probability were exactly delta = 0.5, the error count of 300 runs
-# would be Binomial(300, 0.5); its 1 - 1e-4 quantile bounds the count with a
-# false-failure probability below 1e-4. The guarantee makes the true rate at most
-# delta, so the test can only fail if the rule is not delta-correct on the instance.
-BETTING_MAX_ERRORS = int(stats.binom.ppf(1 - 1e-4, BETTING_RUNS, BETTING_DELTA))
+BETTING_RUNS = 500
+# As above: at most 285 errors in 500 runs, power 0.907 against a rule erring at 0.6.
+# (Planted fault: a wrong answer in 58% of the runs passed the former 300 runs, whose
+# bound was 182 errors, and fails here with 292 errors on the first instance.)
+BETTING_MAX_ERRORS = most_errors(BETTING_RUNS, BETTING_DELTA)
 
 
 @pytest.mark.parametrize("reward", ["bernoulli", "beta"])

@@ -10,6 +10,8 @@ from gbai.beyond.betting import bet_grid
 from gbai.beyond.mixtures import (bet_above, kt_regret, log_beta_upper_tail, log_kt_mixture, log_max_likelihood,
                                   one_sided_above, one_sided_below, overtake_bets)
 
+from binomial_check import most_errors
+
 
 def _log_likelihood(p, s, n):
     return s * math.log(p) + (n - s) * math.log1p(-p)
@@ -100,10 +102,11 @@ def test_kt_mixture_over_the_truth_crosses_two_at_most_half_the_time(mean):
     # Ville's inequality for the supermartingale KT / L(mu): P(it ever reaches 2) <= 1/2,
     # for any rewards in [0, 1] with mean mu. 2000 paths of 2000 rewards each, Bernoulli
     # (a martingale, the tight case: measured 22%, 33% and 41% crossings at the three
-    # means) and a three-point law on {0, mu, 1}; the one-sided 99.9% Clopper-Pearson
-    # lower limit of the crossing rate must not exceed 1/2. The same statistic inflated
-    # by 0.3 nats crosses on 56% and 63% of the Bernoulli paths at means 0.3 and 0.5
-    # (measured), so the check can fail.
+    # means) and a three-point law on {0, mu, 1}; the crossing count must stay below
+    # 1070, where Binomial(2000, 1/2) has tail 1e-3 (tests/binomial_check.py: power
+    # 1 - 2e-9 against a statistic crossing with probability 0.6). The same statistic
+    # inflated by 0.3 nats crosses on 56% and 63% of the Bernoulli paths at means 0.3
+    # and 0.5 (measured), so the check can fail.
     rng = np.random.default_rng(17)
     paths, length = 2000, 2000
     bernoulli = (rng.random((paths, length)) < mean).astype(float)
@@ -112,23 +115,22 @@ def test_kt_mixture_over_the_truth_crosses_two_at_most_half_the_time(mean):
     for rewards in (bernoulli, three_point):
         assert rewards.mean() == pytest.approx(mean, abs=0.01)
         hits = _crossings(rewards, mean, _kt_over_truth)
-        lower = stats.beta.ppf(0.001, hits, paths - hits + 1) if hits else 0.0
-        assert lower <= 0.5, f"{hits} of {paths} paths crossed"
+        assert hits <= most_errors(paths, 0.5), f"{hits} of {paths} paths crossed"
 
 
 def test_one_sided_mixture_at_the_threshold_crosses_two_at_most_half_the_time():
     # The one-sided test of mu <= th on rewards of mean exactly th (the worst case of
-    # its null), through the package's function at every time of 400 Bernoulli paths.
+    # its null), through the package's function at every time of 500 Bernoulli paths:
+    # at most 285 may cross (power 0.907 against crossing with probability 0.6).
     rng = np.random.default_rng(23)
-    threshold, paths, length = 0.4, 400, 1500
+    threshold, paths, length = 0.4, 500, 1500
     rewards = (rng.random((paths, length)) < threshold).astype(float)
 
     def statistic(sums, counts, _):
         return np.vectorize(one_sided_above)(sums, counts, threshold)
 
     hits = _crossings(rewards, threshold, statistic)
-    lower = stats.beta.ppf(0.001, hits, paths - hits + 1) if hits else 0.0
-    assert lower <= 0.5, f"{hits} of {paths} paths crossed"
+    assert hits <= most_errors(paths, 0.5), f"{hits} of {paths} paths crossed"
 
 
 # ------------------------------------------------------------- bet mixtures
@@ -242,12 +244,13 @@ def test_overtake_bets_is_weak_when_one_attribute_has_most_samples():
     assert brute - 1e-3 <= value <= brute + 1e-6
 
 
-# Crossing probability of the two-sample bet test under the null. If each crossing
-# had probability exactly alpha = 0.1 (Ville's bound), the count of 400 sequences
-# would be Binomial(400, 0.1); its 1 - 1e-4 quantile bounds the count with a
-# false-failure probability below 1e-4. The test is checked after every sample.
-NULL_SEQUENCES, NULL_ALPHA, NULL_SAMPLES = 400, 0.1, 400
-MAX_NULL_CROSSINGS = int(stats.binom.ppf(1 - 1e-4, NULL_SEQUENCES, NULL_ALPHA))
+# Crossing probability of the two-sample bet test under the null, checked after every
+# sample: at most alpha (Ville's bound), so the crossing count of 500 sequences is at
+# most Binomial(500, alpha). A large alpha keeps the check sharp: at alpha = 0.5 it
+# fails at 286 crossings (P <= 7.4e-4 under the bound) and rejects a test crossing
+# with probability 0.6 with probability 0.907 (tests/binomial_check.py).
+NULL_SEQUENCES, NULL_ALPHA, NULL_SAMPLES = 500, 0.5, 400
+MAX_NULL_CROSSINGS = most_errors(NULL_SEQUENCES, NULL_ALPHA)
 
 
 @pytest.mark.parametrize("law", ["bernoulli", "beta"])
