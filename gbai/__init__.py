@@ -19,7 +19,7 @@ A reproduction package for *Constrained Best Arm Identification in Grouped Bandi
   ``import gbai`` does not load it (nor scipy.stats).
 """
 
-from .version import __version__
+from .version import __version__  # noqa: F401 (gbai.__version__, read by pip and the book)
 from .algorithms import ALGORITHMS, PAPER_ALGORITHMS, RECOMMENDED, Algorithm, get_algorithm, resolve
 from .asrun.instances import PUBLISHED_EXPERIMENTS
 from .asrun.variants import CRASHED

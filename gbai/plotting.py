@@ -384,10 +384,10 @@ def plot_set_evolution(trace: pd.DataFrame, n_arms: int, ax=None, title: str | N
     t = trace["t"].to_numpy()
     edges = np.append(t, t[-1] + 1)
     for i in range(n_arms):
-        feasible = trace["feasible_set"].map(lambda members: i in members).to_numpy()
-        perfect = trace["perfectly_feasible_set"].map(lambda members: i in members).to_numpy()
-        potential = trace["potential_set"].map(lambda members: i in members).to_numpy()
-        pulled = trace["pulled_arms"].map(lambda members: i in members).to_numpy()
+        feasible = trace["feasible_set"].map(lambda members, i=i: i in members).to_numpy()
+        perfect = trace["perfectly_feasible_set"].map(lambda members, i=i: i in members).to_numpy()
+        potential = trace["potential_set"].map(lambda members, i=i: i in members).to_numpy()
+        pulled = trace["pulled_arms"].map(lambda members, i=i: i in members).to_numpy()
         level = np.where(perfect, 2, np.where(feasible, 1, 0))
         colors = np.array(["#f0f0f0", "#9ecae1", "#08519c"])[level]
         ax.broken_barh([(edges[k], edges[k + 1] - edges[k]) for k in range(len(t))], (i - 0.35, 0.7),

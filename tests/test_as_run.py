@@ -46,7 +46,7 @@ def _single_switch_specs():
 @pytest.mark.parametrize("spec", _single_switch_specs())
 def test_every_switch_runs_to_an_answer_and_only_in_the_compiled_engine(spec):
     covered = set()
-    for label, instance in EASY.items():
+    for instance in EASY.values():
         for seed in range(2):
             result = gbai.run(instance, spec, delta=0.1, seed=seed, max_samples=60_000)
             assert result.counts.min() >= 1
@@ -123,7 +123,7 @@ def test_css_lucb_as_run_matches_a_numpy_loop_of_its_formula():
             arm_means = means.mean(axis=1)
             feasible = (means + pair_radius >= instance.threshold).all(axis=1)
             perfect = (means - pair_radius >= instance.threshold).all(axis=1)
-            last_best = lambda members: np.flatnonzero(members & (arm_means == arm_means[members].max()))[-1]
+            last_best = lambda members, arm_means=arm_means: np.flatnonzero(members & (arm_means == arm_means[members].max()))[-1]
             if perfect.any():
                 best = last_best(perfect)
                 potential = arm_means + arm_radius >= arm_means[best] - arm_radius[best]

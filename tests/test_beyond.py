@@ -116,7 +116,7 @@ def _brute_force_values(means, threshold, counts):
                 values["best-infeasible", b, j] = counts[b, j] * kl(means[b, j], threshold)
             continue
 
-        def cost(z):
+        def cost(z, b=b):
             x, y = z[:m], z[m:]
             return sum(counts[answer, j] * kl(means[answer, j], x[j]) + counts[b, j] * kl(means[b, j], y[j])
                        for j in range(m))

@@ -384,7 +384,7 @@ def test_a_notebook_counts_as_an_executed_copy_only_where_jupytext_pairs_it(tmp_
     import concurrent.futures
 
     manager_class = _reader_contents().ReaderContentsManager
-    for folder, paired in (("paired", True), ("kit", False)):
+    for folder in ("paired", "kit"):
         (tmp_path / folder).mkdir()
         (tmp_path / folder / "01_problem_setup.py").write_text("# %%\nprint(1)\n")
         (tmp_path / folder / "01_problem_setup.ipynb").write_text(

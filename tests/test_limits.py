@@ -378,7 +378,7 @@ def test_tstar_gaussian_bai():
 
 def test_tstar_infeasible_closed_form_and_numeric_agree():
     rng = np.random.default_rng(3)
-    for trial in range(6):
+    for _ in range(6):
         n, m = int(rng.integers(2, 5)), int(rng.integers(1, 4))
         mu, th = random_instance(rng, n, m, feasible=False)
         inst = Instance(mu, th)

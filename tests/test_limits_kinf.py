@@ -89,7 +89,7 @@ def test_kinf_beta_against_direct_integration():
 
         # The density's factor (1 - s)^(b - 1), singular at s = 1 when b < 1, is quad's
         # algebraic weight, which it integrates exactly (no divergence warning).
-        def negative(lam):
+        def negative(lam, x=x, b=b):
             integrand = lambda s: np.log(1.0 - lam * (s - x)) * b  # noqa: E731
             return -integrate.quad(integrand, 0.0, 1.0, weight="alg", wvar=(0.0, b - 1.0), limit=200)[0]
 

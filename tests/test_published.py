@@ -22,7 +22,7 @@ def test_published_points_load():
         assert algorithm in AS_RUN_SPECS[figure]
         assert runs is None or runs >= 1
     # Every spec resolves, and every published point has an instance.
-    for figure, specs in AS_RUN_SPECS.items():
+    for specs in AS_RUN_SPECS.values():
         for spec in specs.values():
             gbai.resolve(spec)
     for row in table.itertuples():

@@ -162,7 +162,7 @@ def test_proportions_match_the_grouped_oracle_and_equalise_the_costs():
         w = optimal_proportions(means)
         assert w.sum() == pytest.approx(1.0) and (w > 0).all()
 
-        def cost(b):
+        def cost(b, w=w, means=means):
             mixed = (w[0] * means[0] + w[b] * means[b]) / (w[0] + w[b])
             return w[0] * gbai.kl_bernoulli(means[0], mixed) + w[b] * gbai.kl_bernoulli(means[b], mixed)
 
@@ -259,7 +259,7 @@ def test_paired_limit_against_a_numerical_best_bet():
         rounds = []
         for b in range(1, means.size):
             up, down = means[0] * (1 - means[b]), means[b] * (1 - means[0])
-            found = optimize.minimize_scalar(lambda x: -(up * math.log1p(x) + down * math.log1p(-x)),
+            found = optimize.minimize_scalar(lambda x, up=up, down=down: -(up * math.log1p(x) + down * math.log1p(-x)),
                                              bounds=(0.0, 0.999), method="bounded", options={"xatol": 1e-12})
             rounds.append(-1.0 / found.fun)
         assert near_limit.paired_limit(instance) == pytest.approx(max(rounds) + sum(rounds), rel=1e-9)

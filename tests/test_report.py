@@ -165,7 +165,7 @@ def test_no_figure_sticks_out_of_its_page(report):
                  (page.get("/Resources", {}).get("/XObject") or {}).items()}
         placed = []
 
-        def visit(operator, operands, cm, tm):
+        def visit(operator, operands, cm, tm, forms=forms, placed=placed):
             if operator == b"Do" and operands and operands[0] in forms:
                 placed.append((operands[0], cm))
 

@@ -318,7 +318,7 @@ def _structured(means, threshold, a, code, laws, tol, max_iter):
     H = np.eye(m)
     first = True
     iterations = 0
-    for iterations in range(1, max_iter + 1):
+    for iterations in range(1, max_iter + 1):  # noqa: B007 (its last value, read after the loop, is the count)
         W = WB.copy()
         W[a] = w_a
         values = alternatives_kernel(means, threshold, np.ascontiguousarray(W), code, laws)[3]

@@ -171,10 +171,10 @@ def published_runs(n_runs: dict[str, int], *, delta: float, seed: int, budget_fi
                       workers=workers, max_samples=budget, progress=progress)
         canonical = {resolve(spec).spec: name for name, spec in as_run.items()}
         table["figure"] = figure
-        table["x"] = table["instance"].map(lambda label: keys[label][0])
-        table["size"] = table["instance"].map(lambda label: keys[label][1]).astype("Int64")
+        table["x"] = table["instance"].map(lambda label, keys=keys: keys[label][0])
+        table["size"] = table["instance"].map(lambda label, keys=keys: keys[label][1]).astype("Int64")
         table["variant"] = np.where(table["algorithm"].isin(list(canonical)), "as run", "text")
-        table["name"] = table["algorithm"].map(lambda spec: canonical.get(spec, spec))
+        table["name"] = table["algorithm"].map(lambda spec, canonical=canonical: canonical.get(spec, spec))
         tables.append(table)
     return pd.concat(tables, ignore_index=True)
 

@@ -117,7 +117,7 @@ def _link_prose(text: str, stem: str, stems: dict[int, str]) -> str:
         part = _NOTEBOOK.sub(notebooks, part)
         for pattern, number in PAPER_ITEMS:
             target = f"{stems[number]}.ipynb" if number not in (None, current) and number in stems else PAPER_URL
-            part = re.sub(pattern, lambda found: f"[{found.group(0)}]({target})", part)
+            part = re.sub(pattern, lambda found, target=target: f"[{found.group(0)}]({target})", part)
         for authors, year, key in CITATIONS:
             part = re.sub(rf"({authors})(\s+\(?){year}\b", rf"\1\2{{cite:year}}`{key}`", part)
         return part
