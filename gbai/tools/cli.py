@@ -310,7 +310,8 @@ def _parser() -> argparse.ArgumentParser:
 
     hardness = commands.add_parser("hardness", help="answer, feasible set, H_id and lower bounds of an instance")
     _add_instance_arguments(hardness)
-    hardness.add_argument("--delta", type=_number, default=0.1, help="confidence for the lower bounds (default 0.1)")
+    hardness.add_argument("--delta", type=_number, default=PAPER_DELTA,
+                          help=f"confidence for the lower bounds (default {PAPER_DELTA})")
     hardness.set_defaults(handler=_hardness)
 
     run = commands.add_parser("run", help="simulate an algorithm many times and summarise")
