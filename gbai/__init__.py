@@ -37,7 +37,7 @@ from .paper import (CSSLUCB, DEFAULT_MAX_SAMPLES, EXPERIMENT_TITLES, EXPERIMENTS
                     HardnessWarning, Instance, Policy, Round, RoundState, RewardStream, RunResult, StepEngine,
                     check_delta, confidence_radius, confidence_sets, empirical_bounds, load_instance,
                     reward_variance, table1_example, theorem1_bound, theorem1_constants)
-from .simulation import code_fingerprint, run, run_seed, sweep
+from .simulation import code_fingerprint, run, run_deltas, run_seed, sweep
 
 __all__ = [
     "ALGORITHMS", "ActionElimination", "Algorithm", "BestResponse", "BettingGBAI", "CRASHED", "CSSLUCB",
@@ -48,6 +48,6 @@ __all__ = [
     "characteristic_time", "check_delta", "code_fingerprint", "confidence_radius", "confidence_sets",
     "default_cache_dir", "empirical_bounds", "error_rates", "experiment_grid", "get_algorithm", "get_experiment", "kinf",
     "kl_bernoulli", "load_instance", "lower_bound_tstar", "matching_divergence", "paired_comparison",
-    "paper_instance", "resolve", "reward_variance", "run", "run_seed", "stored_limit", "summarize",
-    "sweep", "sweep_experiment", "table1_example", "theorem1_bound", "theorem1_constants",
+    "paper_instance", "resolve", "reward_variance", "run", "run_deltas", "run_seed", "stored_limit",
+    "summarize", "sweep", "sweep_experiment", "table1_example", "theorem1_bound", "theorem1_constants",
 ]

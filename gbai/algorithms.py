@@ -21,9 +21,9 @@ from typing import Callable, Mapping
 import numpy as np
 
 from .asrun.variants import OPTIONS as AS_RUN_OPTIONS, PRESETS as AS_RUN_PRESETS, run_variant
-from .beyond.betting import BETTING_OPTIONS, BettingGBAI, level_free, run_betting, run_betting_deltas
+from .beyond.betting import BETTING_OPTIONS, BettingGBAI, level_free, run_betting
 from .beyond.css_lucb_plus import PLUS_OPTIONS, CSSLUCBPlus, run_css_lucb_plus
-from .beyond.lma_glr import LMAGLR, run_lma_glr, run_lma_glr_deltas
+from .beyond.lma_glr import LMAGLR, run_lma_glr
 from .beyond.references import STOPPING_RULES, run_reference
 from .fast.paper import run_kernel
 from .paper import ActionElimination, CSSLUCB, FeasibilityThenBAI
@@ -33,10 +33,9 @@ from .paper.model import Instance
 __all__ = ["ALGORITHMS", "PAPER_ALGORITHMS", "RECOMMENDED", "REFERENCES", "Algorithm", "Resolved", "canonical_spec",
            "get_algorithm", "resolve"]
 
-#: ``kernel(instance, delta, keys, model, max_samples, options) -> (answer, samples, rounds, counts, stopped)``.
-Kernel = Callable[[Instance, float, np.ndarray, int, int, dict], tuple]
-#: ``deltas_kernel(instance, deltas, keys, model, max_samples, options) -> [one kernel tuple per delta]``.
-DeltasKernel = Callable[[Instance, list, np.ndarray, int, int, dict], list]
+#: ``kernel(instance, deltas, keys, model, max_samples, options) -> [(answer, samples, rounds, counts, stopped), ...]``:
+#: ``deltas`` a 1-D float array of distinct levels in (0, 1), one tuple per level in their order.
+Kernel = Callable[[Instance, np.ndarray, np.ndarray, int, int, dict], list]
 
 
 @dataclass(frozen=True)
@@ -48,10 +47,11 @@ class Algorithm:
     values, the default first; ``presets`` names sets of options (``as=NAME``).
     ``as_run`` is the compiled run of the authors' as-run variants (:mod:`gbai.asrun`):
     a spec that moves any option from its default (the text's reading) runs there,
-    in the compiled engine only; at the defaults the spec runs ``kernel``.
-    ``deltas_kernel`` runs one seed once for a list of deltas, recording the stop of
-    each; it is used for the specs whose sampling does not depend on delta:
-    those for which ``level_free(options)`` is true (every spec when it is ``None``).
+    in the compiled engine only; at the defaults the spec runs ``kernel``. Both take
+    a vector of deltas (:data:`Kernel`). ``level_free(options)`` is true for the specs
+    whose sampling never reads delta (none when it is ``None``): their kernel plays a
+    seed once for the whole vector, recording the stop of each delta; the others play
+    it once per delta.
     """
 
     name: str
@@ -62,13 +62,12 @@ class Algorithm:
     options: dict[str, tuple[str, ...]] = field(default_factory=dict)
     presets: dict[str, dict[str, str]] = field(default_factory=dict)
     as_run: Kernel | None = None
-    deltas_kernel: DeltasKernel | None = None
     level_free: Callable[[dict], bool] | None = None
 
     @property
     def modules(self) -> tuple[str, ...]:
         """The modules that define the policy and the kernels (the cache follows their imports)."""
-        parts = (self.policy, self.kernel, self.as_run, self.deltas_kernel)
+        parts = (self.policy, self.kernel, self.as_run)
         return tuple(sorted({getattr(part, "func", part).__module__ for part in parts if part is not None}))
 
 
@@ -96,25 +95,22 @@ class Resolved:
         """True when the spec runs one of the authors' as-run variants (an option away from the text)."""
         return self.algorithm.as_run is not None and self.spec != self.algorithm.name
 
-    def run_fast(self, instance: Instance, delta: float, keys: np.ndarray, model: int, max_samples: int) -> tuple:
-        """One run in the compiled engine: ``(answer, samples, rounds, counts, stopped)``."""
+    def run_fast(self, instance: Instance, deltas: np.ndarray, keys: np.ndarray, model: int,
+                 max_samples: int) -> list[tuple]:
+        """The compiled runs of one seed at each of ``deltas``: ``(answer, samples, rounds, counts, stopped)`` each."""
         kernel = self.algorithm.as_run if self.as_run else self.algorithm.kernel
-        return kernel(instance, delta, keys, model, max_samples, self.options)
+        return kernel(instance, deltas, keys, model, max_samples, self.options)
 
     @property
-    def one_pass(self) -> bool:
-        """True when the spec's sampling does not depend on delta, so that one run serves a list of deltas."""
-        algorithm = self.algorithm
-        if algorithm.deltas_kernel is None or self.as_run:
-            return False
-        return algorithm.level_free is None or algorithm.level_free(self.options)
+    def level_free(self) -> bool:
+        """True when the spec's sampling never reads delta, so that one pass serves a list of deltas."""
+        free = self.algorithm.level_free
+        return not self.as_run and free is not None and free(self.options)
 
-    def run_fast_deltas(self, instance: Instance, deltas: list[float], keys: np.ndarray, model: int,
-                        max_samples: int) -> list[tuple]:
-        """The runs of one seed at each of ``deltas``: one pass when :attr:`one_pass`, else one run per delta."""
-        if self.one_pass:
-            return self.algorithm.deltas_kernel(instance, list(deltas), keys, model, max_samples, self.options)
-        return [self.run_fast(instance, delta, keys, model, max_samples) for delta in deltas]
+
+def _always(options: dict) -> bool:
+    """For a rule whose sampling never reads delta, whatever its options (LMA-GLR, the references)."""
+    return True
 
 
 def _paper(name: str, title: str, reference: str, policy: Callable[[], Policy]) -> Algorithm:
@@ -134,24 +130,17 @@ ALGORITHMS: dict[str, Algorithm] = {
                                PLUS_OPTIONS),
     "lma-glr": Algorithm("lma-glr", "LMA-GLR (lazy mirror ascent tracking, GLR stopping)",
                          "beyond the paper: gbai.beyond.lma_glr", LMAGLR, run_lma_glr,
-                         deltas_kernel=run_lma_glr_deltas),
+                         level_free=_always),
     "betting": Algorithm("betting", "Betting-GBAI (betting e-values, N+M-1 union terms, weakest-test sampling; "
                          "with sampling=level-free, the package's recommended algorithm)",
                          "beyond the paper: gbai.beyond.betting", BettingGBAI, run_betting, BETTING_OPTIONS,
-                         deltas_kernel=run_betting_deltas, level_free=level_free),
+                         level_free=level_free),
 }
 
 
-def _one_level(levels_kernel: DeltasKernel, instance: Instance, delta: float, keys: np.ndarray, model: int,
-               max_samples: int, options: dict) -> tuple:
-    """A kernel over a vector of levels run at the one level ``delta``."""
-    return levels_kernel(instance, np.array([delta]), keys, model, max_samples, options)[0]
-
-
 def _reference(sampling: str, title: str) -> Algorithm:
-    levels_kernel = partial(run_reference, sampling)
-    return Algorithm(sampling, title, "beyond the paper: gbai.beyond.references", None,
-                     partial(_one_level, levels_kernel), {"stopping": STOPPING_RULES}, deltas_kernel=levels_kernel)
+    return Algorithm(sampling, title, "beyond the paper: gbai.beyond.references", None, partial(run_reference, sampling),
+                     {"stopping": STOPPING_RULES}, level_free=_always)
 
 
 #: The plain best-arm references (:mod:`gbai.beyond.references`), by sampling rule: option ``stopping`` picks
@@ -166,7 +155,7 @@ REFERENCES: dict[str, Algorithm] = {
 #: delta-correct for every reward law on [0, 1] (the book page "Why the recommended
 #: algorithm is delta-correct"), needs about the samples of Betting-GBAI's default
 #: (notebook 12, section 7) and, as its sampling never looks at delta, one run serves
-#: a whole list of deltas (``gbai.run(..., delta=[...])``).
+#: a whole list of deltas (:func:`gbai.run_deltas`).
 RECOMMENDED = "betting:sampling=level-free"
 
 #: The algorithms the paper compares (Figure 1).

@@ -22,7 +22,7 @@ from .limits.characteristic_time import lower_bound_tstar, matching_divergence
 from .paper.engine import NO_ANSWER
 from .paper.instances import EXPERIMENTS, PAPER_DELTA, Experiment
 from .paper.model import Instance, check_delta
-from .simulation import delta_list, sweep
+from .simulation import check_deltas, sweep
 
 __all__ = ["error_rates", "experiment_grid", "get_experiment", "paired_comparison", "paper_instance",
            "stored_limit", "summarize", "sweep_experiment"]
@@ -99,10 +99,8 @@ def sweep_experiment(
     reward = options.get("reward", "beta")
     divergence = matching_divergence(reward)
     cache_dir = options.get("cache_dir", "default")
-    deltas = delta_list(delta)
-    listed = deltas is not None
-    if not listed:
-        deltas = [check_delta(delta)]
+    listed = np.ndim(delta) > 0
+    deltas = [float(value) for value in check_deltas(delta)] if listed else [check_delta(delta)]
     instances: dict[str, Instance] = {}
     facts = []
     for value in deltas:

@@ -7,11 +7,12 @@ algorithms. Runs are computed in chunks, each stored in the result cache
 (:mod:`gbai.cache`) under its inputs and the source of the code that produced it,
 so a rerun is instant and an interrupted sweep resumes.
 
-Both take a list of deltas as well as one delta. A spec whose sampling does not
-depend on delta (:attr:`gbai.algorithms.Resolved.one_pass`: LMA-GLR, Betting-GBAI
-with ``sampling=level-free``) then runs each seed once, recording the stop of every
+A list of deltas is run by :func:`run_deltas` (:func:`run` is its one-delta case)
+and by :func:`sweep`. A spec whose sampling never reads delta
+(:attr:`gbai.algorithms.Resolved.level_free`: LMA-GLR, Betting-GBAI with
+``sampling=level-free``) then plays each seed once, recording the stop of every
 delta, and each delta's results are cached as its own sweep would store them; other
-specs run once per delta.
+specs play it once per delta.
 """
 
 from __future__ import annotations
@@ -30,10 +31,11 @@ from tqdm import tqdm
 from .algorithms import resolve
 from .cache import default_cache_dir, fingerprint, load, result_path, store
 from .paper.engine import DEFAULT_MAX_SAMPLES, RunResult, StepEngine, check_max_samples
+from .paper.instances import PAPER_DELTA
 from .paper.model import INFEASIBLE, Instance, check_delta
 from .paper.rewards import pair_keys, reward_code, seed_sequence
 
-__all__ = ["code_fingerprint", "delta_list", "run", "run_seed", "sweep"]
+__all__ = ["check_deltas", "code_fingerprint", "run", "run_deltas", "run_seed", "sweep"]
 
 ENGINES = ("fast", "step")
 
@@ -45,68 +47,78 @@ def run_seed(seed: int, run_index: int) -> np.random.SeedSequence:
     return np.random.SeedSequence(int(seed), spawn_key=(int(run_index),))
 
 
-def delta_list(delta) -> list[float] | None:
-    """``None`` for one delta (checked by the caller), else the checked list of a sequence of deltas."""
-    if isinstance(delta, (Real, np.floating, str, bytes)) or (isinstance(delta, np.ndarray) and delta.ndim == 0):
-        return None
-    if not isinstance(delta, (Sequence, np.ndarray)):
-        raise ValueError(f"delta must be a number in (0, 1) or a list of them, got {delta!r}")
-    deltas = [check_delta(value) for value in delta]
-    if not deltas:
+def _one_delta(delta) -> bool:
+    """True when ``delta`` is one value (a number, a string, a 0-d array), not a sequence of deltas."""
+    return isinstance(delta, (Real, np.floating, str, bytes)) or (isinstance(delta, np.ndarray) and delta.ndim == 0)
+
+
+def check_deltas(deltas: Sequence[float]) -> np.ndarray:
+    """A sequence of distinct deltas in (0, 1), checked, as the 1-D float array the kernels take."""
+    if _one_delta(deltas) or not isinstance(deltas, (Sequence, np.ndarray)):
+        raise ValueError(f"deltas must be a list of numbers in (0, 1), got {deltas!r}")
+    values = [check_delta(value) for value in deltas]
+    if not values:
         raise ValueError("delta is an empty list; give at least one delta")
-    if len(set(deltas)) != len(deltas):
-        raise ValueError(f"delta lists a value twice: {list(delta)}")
-    return deltas
+    if len(set(values)) != len(values):
+        raise ValueError(f"delta lists a value twice: {list(deltas)}")
+    return np.array(values, dtype=np.float64)
 
 
 def run(
     instance: Instance,
     algorithm: str = "css-lucb",
     *,
-    delta: float | Sequence[float] = 0.1,
+    delta: float = PAPER_DELTA,
     seed: int | np.random.SeedSequence = 0,
     reward: str = "beta",
     max_samples: int = DEFAULT_MAX_SAMPLES,
     engine: str = "fast",
-) -> RunResult | list[RunResult]:
-    """Run ``algorithm`` once on ``instance`` and return its :class:`~gbai.engine.RunResult`.
+) -> RunResult:
+    """Run ``algorithm`` once on ``instance`` at one ``delta`` and return its :class:`~gbai.engine.RunResult`.
 
     ``algorithm`` is a spec such as ``"css-lucb"`` or ``"css-lucb-plus:sampling=all"``
     (:func:`gbai.algorithms.resolve`). ``engine="fast"`` runs the compiled kernel,
     ``engine="step"`` the step engine of :mod:`gbai.paper.engine`; both give the same
-    run for the same seed.
+    run for the same seed. It is :func:`run_deltas` with a one-element list.
+    """
+    if not _one_delta(delta):
+        raise ValueError(f"delta must be a number in (0, 1), got {delta!r}; run a list of deltas with "
+                         "gbai.run_deltas(..., deltas=[...])")
+    return run_deltas(instance, algorithm, deltas=[delta], seed=seed, reward=reward, max_samples=max_samples,
+                      engine=engine)[0]
 
-    ``delta`` may be a list: the result is then a list with the run at each delta, in
-    that order. In the compiled engine a spec whose sampling does not depend on delta
-    (:attr:`~gbai.algorithms.Resolved.one_pass`) plays the seed once, recording the
+
+def run_deltas(
+    instance: Instance,
+    algorithm: str = "css-lucb",
+    *,
+    deltas: Sequence[float],
+    seed: int | np.random.SeedSequence = 0,
+    reward: str = "beta",
+    max_samples: int = DEFAULT_MAX_SAMPLES,
+    engine: str = "fast",
+) -> list[RunResult]:
+    """The runs of one seed at each of ``deltas`` (distinct, in (0, 1)), in that order; arguments as :func:`run`.
+
+    In the compiled engine a spec whose sampling never reads delta
+    (:attr:`~gbai.algorithms.Resolved.level_free`) plays the seed once, recording the
     stop of every delta, and ends at the stop for the smallest; each result equals the
     run at that delta alone. Other specs, and the step engine, run once per delta.
     """
     if not isinstance(instance, Instance):
         raise ValueError(f"instance must be a gbai Instance, got {type(instance).__name__}")
     resolved = resolve(algorithm)
-    deltas = delta_list(delta)
-    if deltas is None:
-        delta = check_delta(delta)
+    levels = check_deltas(deltas)
     code = reward_code(reward)
     max_samples = check_max_samples(max_samples, instance.means.size)
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
-    if deltas is not None:
-        if engine == "step":
-            return [run(instance, algorithm, delta=value, seed=seed, reward=reward, max_samples=max_samples,
-                        engine=engine) for value in deltas]
-        keys = pair_keys(seed, instance.n_arms, instance.n_attributes)
-        return [RunResult(*outcome, algorithm=resolved.spec)
-                for outcome in resolved.run_fast_deltas(instance, deltas, keys, code, max_samples)]
     if engine == "step":
-        result = StepEngine(
-            instance, resolved.policy(), delta=delta, seed=seed, reward=reward, max_samples=max_samples
-        ).run()
-        return replace(result, algorithm=resolved.spec)
+        return [replace(StepEngine(instance, resolved.policy(), delta=float(delta), seed=seed, reward=reward,
+                                   max_samples=max_samples).run(), algorithm=resolved.spec) for delta in levels]
     keys = pair_keys(seed, instance.n_arms, instance.n_attributes)
-    answer, samples, rounds, counts, stopped = resolved.run_fast(instance, delta, keys, code, max_samples)
-    return RunResult(answer, samples, rounds, counts, stopped, algorithm=resolved.spec)
+    return [RunResult(*outcome, algorithm=resolved.spec)
+            for outcome in resolved.run_fast(instance, levels, keys, code, max_samples)]
 
 
 # ----------------------------------------------------------------------- cache
@@ -153,11 +165,8 @@ def _run_chunk(chunk: _Chunk) -> dict[float, dict[str, np.ndarray]]:
         "counts": np.empty((n, *chunk.means.shape), dtype=np.int64),
     } for delta in chunk.deltas}
     for k, r in enumerate(range(chunk.start, chunk.stop)):
-        options = dict(seed=run_seed(chunk.seed, r), reward=chunk.reward, max_samples=chunk.max_samples)
-        if len(chunk.deltas) == 1:
-            results = [run(instance, chunk.algorithm, delta=chunk.deltas[0], **options)]
-        else:
-            results = run(instance, chunk.algorithm, delta=list(chunk.deltas), **options)
+        results = run_deltas(instance, chunk.algorithm, deltas=chunk.deltas, seed=run_seed(chunk.seed, r),
+                             reward=chunk.reward, max_samples=chunk.max_samples)
         for delta, result in zip(chunk.deltas, results):
             data = out[delta]
             data["answer"][k] = result.answer
@@ -194,7 +203,7 @@ def sweep(
     algorithms: Sequence[str] | str,
     *,
     n_runs: int,
-    delta: float | Sequence[float] = 0.1,
+    delta: float | Sequence[float] = PAPER_DELTA,
     seed: int = 0,
     reward: str = "beta",
     max_samples: int = DEFAULT_MAX_SAMPLES,
@@ -215,9 +224,9 @@ def sweep(
         by its canonical spec.
     n_runs, delta, seed, reward, max_samples:
         As in :func:`run`; run ``r`` uses :func:`run_seed` ``(seed, r)``. ``delta`` may
-        be a list: a spec whose sampling does not depend on delta plays each seed once
-        for all of them (:func:`run`), and each delta's runs are cached under the same
-        key as a sweep at that delta alone, so either sweep reads the other's runs.
+        be a list: each seed is run by :func:`run_deltas` (once for all of them when the
+        spec's sampling never reads delta), and each delta's runs are cached under the
+        same key as a sweep at that delta alone, so either sweep reads the other's runs.
     workers:
         Processes to spread chunks over when no executor is given (default: all
         cores); 1 runs everything in this process.
@@ -249,10 +258,8 @@ def sweep(
         raise ValueError(f"n_runs must be a positive integer, got {n_runs!r}")
     if isinstance(chunk_size, bool) or not isinstance(chunk_size, (int, np.integer)) or chunk_size < 1:
         raise ValueError(f"chunk_size must be a positive integer, got {chunk_size!r}")
-    deltas = delta_list(delta)
-    listed = deltas is not None
-    if not listed:
-        deltas = [check_delta(delta)]
+    listed = not _one_delta(delta)
+    deltas = [float(value) for value in check_deltas(delta if listed else [delta])]
     reward_code(reward)
     seed_sequence(seed)
     for instance in named.values():

@@ -64,7 +64,8 @@ def test_the_shared_loop_at_the_text_settings_is_the_paper_algorithm(name):
         for seed in range(3):
             reference = gbai.run(instance, name, seed=seed, engine="step")
             keys = pair_keys(seed, instance.n_arms, instance.n_attributes)
-            answer, samples, rounds, counts, stopped = run_variant(name, instance, 0.1, keys, 0, 10**8, options)
+            [(answer, samples, rounds, counts, stopped)] = run_variant(name, instance, np.array([0.1]), keys, 0,
+                                                                       10**8, options)
             assert (answer, samples, rounds, stopped) == (reference.answer, reference.samples, reference.rounds,
                                                           reference.stopped)
             assert np.array_equal(counts, reference.counts)

@@ -268,7 +268,8 @@ TOY_MODULE = '''
 import numpy as np
 from numba import njit
 
-from gbai.fast.paper import CONTINUE, css_lucb_decision, paper_log_constant, paper_radius, run_result
+from gbai.fast.levels import each_level, first_round, run_result
+from gbai.fast.paper import CONTINUE, css_lucb_decision, paper_log_constant, paper_radius
 from gbai.fast.rewards import draw
 from gbai.paper.css_lucb import css_lucb
 from gbai.paper.engine import NO_ANSWER, Decision
@@ -291,12 +292,7 @@ class UniformCSS:
 @njit
 def toy_kernel(means, threshold, delta, keys, exponents, model, max_samples):
     n, m = means.shape
-    sums = np.zeros((n, m))
-    counts = np.zeros((n, m), dtype=np.int64)
-    for i in range(n):
-        for j in range(m):
-            sums[i, j] += draw(keys[i, j], 0, means[i, j], exponents[i, j], model)
-            counts[i, j] = 1
+    sums, counts = first_round(keys, means, exponents, model, 1)
     samples, rounds, t = n * m, 1, 2
     constant = paper_log_constant(n * m, delta)
     arm_mean, lower, upper = np.zeros(n), np.zeros(n), np.zeros(n)
@@ -326,10 +322,10 @@ def toy_kernel(means, threshold, delta, keys, exponents, model, max_samples):
         t += 1
 
 
-def run_toy(instance, delta, keys, model, max_samples, options):
+def run_toy(instance, deltas, keys, model, max_samples, options):
     means = np.ascontiguousarray(instance.means)
-    return run_result(*toy_kernel(means, instance.threshold, delta, keys, reward_exponents(means), model,
-                                  max_samples))
+    return each_level(lambda delta: run_result(*toy_kernel(means, instance.threshold, delta, keys,
+                                                           reward_exponents(means), model, max_samples)), deltas)
 '''
 
 

@@ -1,4 +1,4 @@
-"""Every delta in one pass: a run or sweep given a list of deltas equals the separate runs, run for run."""
+"""Every delta in one pass: run_deltas or a sweep given a list of deltas equals the separate runs, run for run."""
 
 import numpy as np
 import pandas as pd
@@ -26,10 +26,10 @@ def test_which_specs_run_in_one_pass():
     assert "recommended" in gbai.ALGORITHMS["betting"].title
     # Sampling that looks at the level (Betting-GBAI's default), or at delta through
     # confidence radii (the paper's algorithms, CSS-LUCB+), cannot serve several deltas.
-    one_pass = {spec: gbai.resolve(spec).one_pass for spec in
+    level_free = {spec: gbai.resolve(spec).level_free for spec in
                 [gbai.RECOMMENDED, "lma-glr", "betting", "betting:sampling=uniform", "css-lucb", "css-lucb-plus",
                  "ae", "feasibility-then-bai"]}
-    assert one_pass == {gbai.RECOMMENDED: True, "lma-glr": True, "betting": False, "betting:sampling=uniform": False,
+    assert level_free == {gbai.RECOMMENDED: True, "lma-glr": True, "betting": False, "betting:sampling=uniform": False,
                         "css-lucb": False, "css-lucb-plus": False, "ae": False, "feasibility-then-bai": False}
 
 
@@ -39,7 +39,7 @@ def test_one_pass_equals_separate_runs(spec, reward):
     stopped_at = set()
     for name, instance in INSTANCES.items():
         for seed in range(3):
-            together = gbai.run(instance, spec, delta=DELTAS, seed=seed, reward=reward, max_samples=200_000)
+            together = gbai.run_deltas(instance, spec, deltas=DELTAS, seed=seed, reward=reward, max_samples=200_000)
             assert len(together) == len(DELTAS)
             for delta, result in zip(DELTAS, together):
                 alone = gbai.run(instance, spec, delta=delta, seed=seed, reward=reward, max_samples=200_000)
@@ -56,7 +56,7 @@ def test_one_pass_with_the_budget_between_two_deltas(spec):
     # must report the budget run exactly as the separate run does.
     instance = gbai.paper_instance("exp1", 0.33)
     budget = gbai.run(instance, spec, delta=0.5, seed=4, reward="bernoulli").samples + 2_000
-    together = gbai.run(instance, spec, delta=[0.5, 1e-12], seed=4, reward="bernoulli", max_samples=budget)
+    together = gbai.run_deltas(instance, spec, deltas=[0.5, 1e-12], seed=4, reward="bernoulli", max_samples=budget)
     alone = [gbai.run(instance, spec, delta=delta, seed=4, reward="bernoulli", max_samples=budget)
              for delta in (0.5, 1e-12)]
     assert together[0].stopped and not together[1].stopped
@@ -67,15 +67,15 @@ def test_one_pass_with_the_budget_between_two_deltas(spec):
 @pytest.mark.parametrize("spec", ["betting", "css-lucb"])
 def test_a_delta_list_runs_other_specs_once_per_delta(spec):
     instance = gbai.table1_example()
-    together = gbai.run(instance, spec, delta=[0.3, 0.01], seed=1)
+    together = gbai.run_deltas(instance, spec, deltas=[0.3, 0.01], seed=1)
     alone = [gbai.run(instance, spec, delta=delta, seed=1) for delta in (0.3, 0.01)]
     assert all(a.same_outcome(b) for a, b in zip(together, alone))
 
 
 def test_the_step_engine_takes_a_delta_list():
     instance = gbai.table1_example()
-    step = gbai.run(instance, gbai.RECOMMENDED, delta=[0.3, 0.05], seed=2, engine="step")
-    fast = gbai.run(instance, gbai.RECOMMENDED, delta=[0.3, 0.05], seed=2)
+    step = gbai.run_deltas(instance, gbai.RECOMMENDED, deltas=[0.3, 0.05], seed=2, engine="step")
+    fast = gbai.run_deltas(instance, gbai.RECOMMENDED, deltas=[0.3, 0.05], seed=2)
     assert all(a.same_outcome(b) for a, b in zip(step, fast))
 
 
@@ -83,9 +83,17 @@ def test_the_step_engine_takes_a_delta_list():
                                           ([0.1, "x"], "delta"), ({"a": 0.1}, "list")])
 def test_bad_delta_lists_are_refused(bad, message):
     with pytest.raises(ValueError, match=message):
-        gbai.run(gbai.table1_example(), gbai.RECOMMENDED, delta=bad)
+        gbai.run_deltas(gbai.table1_example(), gbai.RECOMMENDED, deltas=bad)
     with pytest.raises(ValueError, match=message):
         gbai.sweep(gbai.table1_example(), gbai.RECOMMENDED, n_runs=2, delta=bad, progress=False, cache_dir=None)
+
+
+@pytest.mark.parametrize("deltas", [[0.1, 0.2], (0.1,), np.array([0.1, 0.2])])
+def test_run_takes_one_delta_and_points_a_list_to_run_deltas(deltas):
+    with pytest.raises(ValueError, match="run_deltas"):
+        gbai.run(gbai.table1_example(), gbai.RECOMMENDED, delta=deltas)
+    assert gbai.run(gbai.table1_example(), "lma-glr", seed=1).same_outcome(
+        gbai.run_deltas(gbai.table1_example(), "lma-glr", deltas=[gbai.PAPER_DELTA], seed=1)[0])
 
 
 def test_a_sweep_over_deltas_equals_separate_sweeps_and_shares_their_cache(tmp_path):
@@ -130,7 +138,7 @@ def test_recommended_error_rates_within_delta(reward):
         "infeasible": Instance([[0.25, 0.8, 0.6], [0.7, 0.2, 0.9], [0.2, 0.2, 0.9]], 0.3),
         "near tie": Instance([[0.6, 0.6], [0.55, 0.6], [0.2, 0.9]], 0.3),
     }
-    assert gbai.resolve(gbai.RECOMMENDED).one_pass
+    assert gbai.resolve(gbai.RECOMMENDED).level_free
     table = gbai.sweep(instances, [gbai.RECOMMENDED], n_runs=RUNS, delta=list(LEVELS), seed=21, reward=reward,
                        workers=1, cache_dir=None, progress=False)
     assert table["stopped"].all() and len(table) == RUNS * len(instances) * len(LEVELS)

@@ -17,11 +17,11 @@ import math
 import numpy as np
 from numba import njit
 
+from ..fast.levels import each_level, first_round, kernel_inputs, run_result
 from ..fast.paper import paper_log_constant, paper_radius
 from ..fast.rewards import draw
 from ..paper.engine import NO_ANSWER
 from ..paper.model import INFEASIBLE
-from ..paper.rewards import reward_exponents
 
 __all__ = ["CRASHED", "OPTIONS", "PRESETS", "run_variant"]
 
@@ -385,11 +385,10 @@ def as_run_loop(algorithm, means, threshold, keys, exponents, model, max_samples
     streams continue).
     """
     n, m = means.shape
-    drawn = np.zeros((n, m), dtype=np.int64)
-    sums = np.zeros((n, m))
-    counts = np.zeros((n, m), dtype=np.int64)
+    sums, counts = first_round(keys, means, exponents, model, switches[_INIT])
+    drawn = counts.copy()
+    samples = switches[_INIT] * n * m
     pulls = np.full((n, m), switches[_INIT], dtype=np.int64)
-    samples = draw_pulls(pulls, keys, means, exponents, model, drawn, sums, counts)
     active = np.full(n, algorithm == _AE, dtype=np.bool_)
     phase = np.zeros(1, dtype=np.int64)
     status = np.zeros(n, dtype=np.int8)
@@ -448,17 +447,18 @@ def _switches(name: str, options: dict) -> np.ndarray:
     return np.array(values, dtype=np.int64)
 
 
-def run_variant(name: str, instance, delta: float, keys: np.ndarray, model: int, max_samples: int,
-                options: dict) -> tuple:
-    """Run the as-run variant of ``name`` with ``options``; ``(answer, samples, rounds, counts, stopped)``."""
+def run_variant(name: str, instance, deltas: np.ndarray, keys: np.ndarray, model: int, max_samples: int,
+                options: dict) -> list[tuple]:
+    """Run the as-run variant of ``name`` with ``options`` at each level of ``deltas``: one run tuple per level."""
     switches = _switches(name, options)
     if switches[_INIT] * instance.means.size > max_samples:
         raise ValueError(f"{name}: {switches[_INIT]} initial samples per pair exceed max_samples={max_samples}")
-    if options.get("delta", "given") == "authors":
-        delta = AUTHORS_DELTA[name]
-    means = np.ascontiguousarray(instance.means, dtype=np.float64)
-    answer, samples, rounds, counts, stopped = as_run_loop(
-        (_CSS, _AE, _FTB)[list(OPTIONS).index(name)], means, float(instance.threshold),
-        np.ascontiguousarray(keys, dtype=np.uint64), np.ascontiguousarray(reward_exponents(means)), int(model),
-        np.int64(max_samples), float(delta), switches)
-    return int(answer), int(samples), int(rounds), counts, bool(stopped)
+    means, threshold, keys, exponents = kernel_inputs(instance, keys)
+    arguments = ((_CSS, _AE, _FTB)[list(OPTIONS).index(name)], means, threshold, keys, exponents, int(model),
+                 np.int64(max_samples))
+
+    def run_one(delta: float) -> tuple:
+        if options.get("delta", "given") == "authors":
+            delta = AUTHORS_DELTA[name]
+        return run_result(*as_run_loop(*arguments, float(delta), switches))
+    return each_level(run_one, deltas)

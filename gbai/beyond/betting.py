@@ -13,7 +13,7 @@ the union count and the sampling rule. Both engines call the same compiled funct
 
 ``sampling="level-free"`` chooses the alternative to serve without looking at the
 rejection level, so a run does not depend on delta until it stops:
-:func:`run_betting_deltas` runs it once for a list of deltas and records the stop of
+:func:`run_betting` then runs it once for a list of deltas and records the stop of
 each (notebook 12, section 7). ``betting:sampling=level-free`` is the package's
 recommended algorithm (:data:`gbai.RECOMMENDED`).
 """
@@ -25,10 +25,10 @@ import math
 import numpy as np
 from numba import njit
 
-from ..fast.paper import CONTINUE, run_result
+from ..fast.levels import each_level, first_round, kernel_inputs, level_results, new_stops, record_stops
+from ..fast.paper import CONTINUE
 from ..fast.rewards import draw
 from ..paper.engine import NO_ANSWER, Decision, RoundState
-from ..paper.rewards import reward_exponents
 from ..limits.alternatives import answer_kernel
 from ..limits.divergences import kl_bernoulli_scalar
 
@@ -49,7 +49,6 @@ __all__ = [
     "level_free",
     "rejection_level",
     "run_betting",
-    "run_betting_deltas",
     "union_terms",
     "weakest_value",
 ]
@@ -346,33 +345,27 @@ def _new_state(n, m, g):
 
 @njit(cache=True)
 def betting_kernel(means, threshold, keys, exponents, model, max_samples, rho, levels, arm_test, sampling):
-    """Betting-GBAI run to completion at every level of ``levels`` in one pass.
+    """Betting-GBAI at every level of ``levels`` in one pass: the stop records of :func:`~gbai.fast.levels.new_stops`.
 
-    Returns ``(answers, samples, rounds, counts, stopped)``, one entry per level
-    (``counts`` is ``L x N x M``): the run stops for a level at the first round whose
-    smallest log e-value reaches it, and ends at the largest level (or the budget).
-    The sampling rule sees only the largest level; with the level-free rule it sees
-    none, so each entry is the run a single level would give (notebook 12, section 7).
+    A level stops at the first round whose smallest log e-value reaches it; the run
+    ends at the largest level (or the budget). The sampling rule sees only the largest
+    level; with the level-free rule it sees none, so each entry is the run a single
+    level would give (notebook 12, section 7).
     """
     n, m = means.shape
     (sums, counts, above, below, above_value, below_value, rounds, arm_log, arm_sum, arm_square,
      arm_value) = _new_state(n, m, rho.size)
-    n_levels = levels.size
+    stops = new_stops(levels.size, (n, m))
+    everywhere = np.ones(levels.size, dtype=np.bool_)
     top = levels.max()
-    out_answer = np.full(n_levels, NO_ANSWER, dtype=np.int64)
-    out_samples = np.zeros(n_levels, dtype=np.int64)
-    out_rounds = np.zeros(n_levels, dtype=np.int64)
-    out_counts = np.zeros((n_levels, n, m), dtype=np.int64)
-    out_stopped = np.zeros(n_levels, dtype=np.bool_)
-    arm_count = np.zeros(n, dtype=np.int64)
+    arm_count = np.ones(n, dtype=np.int64)
     pulls = np.zeros((n, m), dtype=np.bool_)
     leader_values = np.empty(m)
     other_values = np.empty(m)
+    first, _ = first_round(keys, means, exponents, model, 1)
     for i in range(n):
         for j in range(m):
-            reward = draw(keys[i, j], 0, means[i, j], exponents[i, j], model)
-            absorb_pair(i, j, reward, threshold, rho, sums, counts, above, below, above_value, below_value)
-        arm_count[i] = 1
+            absorb_pair(i, j, first[i, j], threshold, rho, sums, counts, above, below, above_value, below_value)
     samples = n * m
     n_rounds = 1
     while True:
@@ -389,29 +382,18 @@ def betting_kernel(means, threshold, keys, exponents, model, max_samples, rho, l
                         other_values[j] = draw(keys[b, j], k, means[b, j], exponents[b, j], model)
                     absorb_arm_round(a, b, leader_values, other_values, rho, arm_test, rounds, arm_log, arm_sum,
                                      arm_square, arm_value)
-        if n_levels > 1:
+        if levels.size > 1:
             weakest = weakest_value(answer, above_value, below_value, arm_value, arm_test > 0 and answer >= 0)
-            for level_index in range(n_levels):
-                if not out_stopped[level_index] and weakest >= levels[level_index]:
-                    out_answer[level_index], out_samples[level_index] = answer, samples
-                    out_rounds[level_index], out_stopped[level_index] = n_rounds, True
-                    out_counts[level_index] = counts
+            record_stops(stops, levels <= weakest, answer, samples, n_rounds, counts, True)
         decision = betting_decide(answer, counts, sums, above_value, below_value, arm_count, rounds, arm_sum,
                                   arm_square, arm_value, threshold, top, arm_test, sampling, pulls)
         if decision != CONTINUE:
-            for level_index in range(n_levels):
-                if not out_stopped[level_index]:
-                    out_answer[level_index], out_samples[level_index] = decision, samples
-                    out_rounds[level_index], out_stopped[level_index] = n_rounds, True
-                    out_counts[level_index] = counts
-            return out_answer, out_samples, out_rounds, out_counts, out_stopped
+            record_stops(stops, everywhere, decision, samples, n_rounds, counts, True)
+            return stops
         n_new = pulls.sum()
         if samples + n_new > max_samples:
-            for level_index in range(n_levels):
-                if not out_stopped[level_index]:
-                    out_samples[level_index], out_rounds[level_index] = samples, n_rounds
-                    out_counts[level_index] = counts
-            return out_answer, out_samples, out_rounds, out_counts, out_stopped
+            record_stops(stops, everywhere, NO_ANSWER, samples, n_rounds, counts, False)
+            return stops
         for i in range(n):
             fewest = counts[i, 0] + 1
             for j in range(m):
@@ -487,30 +469,14 @@ class BettingGBAI:
         return Decision.sample(pulls) if answer == CONTINUE else Decision.stop(int(answer))
 
 
-def _kernel_arguments(instance, keys, model, max_samples, options):
+def run_betting(instance, deltas: np.ndarray, keys: np.ndarray, model: int, max_samples: int,
+                options: dict) -> list[tuple]:
+    """The registry kernel: one run tuple per level of ``deltas``, in one pass when the sampling is level-free."""
     _check_options(**options)
-    means = np.ascontiguousarray(instance.means, dtype=np.float64)
-    return (means, float(instance.threshold), np.ascontiguousarray(keys, dtype=np.uint64),
-            np.ascontiguousarray(reward_exponents(means)), int(model), np.int64(max_samples), bet_grid())
-
-
-def run_betting(instance, delta, keys, model, max_samples, options):
-    """One run at one delta: ``(answer, samples, rounds, counts, stopped)``."""
-    arguments = _kernel_arguments(instance, keys, model, max_samples, options)
-    level = rejection_level(instance.n_arms, instance.n_attributes, delta, options["union"])
-    answers, samples, rounds, counts, stopped = betting_kernel(
-        *arguments, np.array([level]), _ARM_TEST_CODE[options["arm_test"]], _SAMPLING_CODE[options["sampling"]])
-    return run_result(answers[0], samples[0], rounds[0], counts[0], stopped[0])
-
-
-def run_betting_deltas(instance, deltas, keys, model, max_samples, options):
-    """One run serving every delta of ``deltas`` (level-free sampling only): a list of run tuples."""
-    if not level_free(options):
-        raise ValueError("betting: only sampling=level-free runs every delta in one pass (the other rules look at "
-                         "the rejection level)")
-    arguments = _kernel_arguments(instance, keys, model, max_samples, options)
+    arguments = (*kernel_inputs(instance, keys), int(model), np.int64(max_samples), bet_grid())
+    codes = _ARM_TEST_CODE[options["arm_test"]], _SAMPLING_CODE[options["sampling"]]
     levels = np.array([rejection_level(instance.n_arms, instance.n_attributes, delta, options["union"])
                        for delta in deltas])
-    answers, samples, rounds, counts, stopped = betting_kernel(
-        *arguments, levels, _ARM_TEST_CODE[options["arm_test"]], SAMPLING_LEVEL_FREE)
-    return [run_result(answers[k], samples[k], rounds[k], counts[k], stopped[k]) for k in range(len(deltas))]
+    if level_free(options):
+        return level_results(betting_kernel(*arguments, levels, *codes))
+    return each_level(lambda level: level_results(betting_kernel(*arguments, np.array([level]), *codes))[0], levels)

@@ -19,10 +19,10 @@ import math
 import numpy as np
 from numba import njit
 
-from ..fast.paper import CONTINUE, css_lucb_decision, paper_log_constant, paper_radius, run_result
+from ..fast.levels import each_level, first_round, kernel_inputs, run_result
+from ..fast.paper import CONTINUE, css_lucb_decision, paper_log_constant, paper_radius
 from ..fast.rewards import draw
 from ..paper.engine import NO_ANSWER, Decision, RoundState
-from ..paper.rewards import reward_exponents
 from .confidence_sequences import ETA, K1, K2, STITCHING_S, stitched, stitched_log_constant, stitched_radius
 
 __all__ = ["CSSLUCBPlus", "PLUS_OPTIONS", "arm_rounds", "css_lucb_plus_kernel", "plus_decide", "plus_logs", "run_css_lucb_plus"]
@@ -252,7 +252,7 @@ def css_lucb_plus_kernel(means, threshold, keys, exponents, model, max_samples, 
     sums = np.zeros((n, m))
     counts = np.zeros((n, m), dtype=np.int64)
     spread = np.zeros((n, m))
-    last = np.zeros((n, m))
+    last, _ = first_round(keys, means, exponents, model, 1)
     balanced = np.zeros((n, m))
     arm_count = np.zeros(n, dtype=np.int64)
     arm_total = np.zeros(n)
@@ -263,7 +263,6 @@ def css_lucb_plus_kernel(means, threshold, keys, exponents, model, max_samples, 
     arm_radius = np.zeros(n)
     for i in range(n):
         for j in range(m):
-            last[i, j] = draw(keys[i, j], 0, means[i, j], exponents[i, j], model)
             _observe(i, j, last[i, j], sums, counts, spread)
             pair_mean[i, j] = sums[i, j] / counts[i, j]
             pair_radius[i, j] = _radius(counts[i, j], 2, 0.25, spread[i, j], mode, paper_log, logs[1], logs[2],
@@ -369,10 +368,13 @@ class CSSLUCBPlus:
         return Decision.sample(pulls) if answer == CONTINUE else Decision.stop(answer)
 
 
-def run_css_lucb_plus(instance, delta, keys, model, max_samples, options):
+def run_css_lucb_plus(instance, deltas: np.ndarray, keys: np.ndarray, model: int, max_samples: int,
+                      options: dict) -> list[tuple]:
+    """The registry kernel: its radii, hence its sampling, read delta, so one run tuple per level of ``deltas``."""
     _check_plus_options(**options)
-    return run_result(*css_lucb_plus_kernel(
-        instance.means, float(instance.threshold), keys, reward_exponents(instance.means), int(model),
-        np.int64(max_samples), _CONFIDENCE_CODES[options["confidence"]], options["arm_radius"] == "average",
-        options["sampling"] == "targeted", plus_logs(instance.n_arms, instance.n_attributes, delta, options["confidence"]),
-    ))
+    means, threshold, keys, exponents = kernel_inputs(instance, keys)
+    return each_level(lambda delta: run_result(*css_lucb_plus_kernel(
+        means, threshold, keys, exponents, int(model), np.int64(max_samples),
+        _CONFIDENCE_CODES[options["confidence"]], options["arm_radius"] == "average",
+        options["sampling"] == "targeted", plus_logs(instance.n_arms, instance.n_attributes, delta,
+                                                     options["confidence"]))), deltas)

@@ -18,8 +18,8 @@ one-sided KT mixtures against ``mu_bj >= th``. Each is a nonnegative supermartin
 under its null for every reward law on [0, 1], and a wrong answer needs one of at
 most ``N`` of them, fixed by the true means, to cross ``N/delta``: notebook 11
 (section 2) derives it. Both engines call :func:`glr_decide`, :func:`lma_step` and
-:func:`track`. The sampling never looks at delta, so :func:`run_lma_glr_deltas` runs
-once for a list of deltas and records the stop of each.
+:func:`track`. The sampling never looks at delta, so :func:`run_lma_glr` runs once
+for a list of deltas and records the stop of each.
 """
 
 from __future__ import annotations
@@ -29,17 +29,17 @@ import math
 import numpy as np
 from numba import njit
 
-from ..fast.paper import CONTINUE, run_result
+from ..fast.levels import first_round, kernel_inputs, level_results, new_stops, record_stops
+from ..fast.paper import CONTINUE
 from ..fast.rewards import draw
 from ..paper.engine import NO_ANSWER, Decision, RoundState
-from ..paper.rewards import reward_exponents
 from ..limits.alternatives import (KIND_BEST_INFEASIBLE, KIND_OVERTAKE, alternative_values_kernel, answer_kernel,
                                    best_response_kernel)
 from ..limits.divergences import divergence_scalar
 from .mixtures import kt_regret, one_sided_above, one_sided_below
 
 __all__ = ["LMAGLR", "LMA_UPDATE_RATE", "alternative_evidence", "glr_decide", "lma_glr_kernel", "run_lma_glr",
-           "run_lma_glr_deltas", "stopping_level"]
+           "stopping_level"]
 
 #: LMA-GLR updates its learner and checks the stopping rule at every 1% growth of the samples.
 LMA_UPDATE_RATE = 0.01
@@ -196,27 +196,15 @@ def track(cumulated, counts):
 
 @njit(cache=True)
 def lma_glr_kernel(means, threshold, keys, exponents, model, max_samples, levels, rate):
-    """LMA-GLR run to completion at every level of ``levels`` in one pass.
+    """LMA-GLR at every level of ``levels`` in one pass: the stop records of :func:`~gbai.fast.levels.new_stops`.
 
-    Returns ``(answers, samples, rounds, counts, stopped)``, one entry per level
-    (``counts`` is ``L x N x M``). The sampling never looks at the level and the
-    stopping rule is checked at the same sample counts whatever it is, so each entry
-    is the run that level alone would give; the run ends at the last level to stop
-    (or the budget).
+    The sampling never looks at the level and the stopping rule is checked at the
+    same sample counts whatever it is, so each entry is the run that level alone
+    would give; the run ends at the last level to stop (or the budget).
     """
     n, m = means.shape
-    n_levels = levels.size
-    out_answer = np.full(n_levels, NO_ANSWER, dtype=np.int64)
-    out_samples = np.zeros(n_levels, dtype=np.int64)
-    out_rounds = np.zeros(n_levels, dtype=np.int64)
-    out_counts = np.zeros((n_levels, n, m), dtype=np.int64)
-    out_stopped = np.zeros(n_levels, dtype=np.bool_)
-    sums = np.zeros((n, m))
-    counts = np.zeros((n, m), dtype=np.int64)
-    for i in range(n):
-        for j in range(m):
-            sums[i, j] += draw(keys[i, j], 0, means[i, j], exponents[i, j], model)
-            counts[i, j] = 1
+    stops = new_stops(levels.size, (n, m))
+    sums, counts = first_round(keys, means, exponents, model, 1)
     samples = n * m
     rounds = 1
     losses = np.zeros((n, m))
@@ -226,38 +214,24 @@ def lma_glr_kernel(means, threshold, keys, exponents, model, max_samples, levels
     cumulated = np.ones((n, m))
     last_update = samples
     next_check = samples
-    remaining = n_levels
     while True:
         if samples >= next_check:
             mu_hat = sums / counts
             answer, _, _, _, evidence = alternative_evidence(mu_hat, threshold, counts)
-            for level_index in range(n_levels):
-                if out_stopped[level_index] or answer == -2:
-                    continue
-                # glr_decide's rule: every alternative's log e-value above the level.
-                rejected = True
-                for k in range(evidence.size):
-                    if not evidence[k] > levels[level_index]:
-                        rejected = False
-                        break
-                if rejected:
-                    out_answer[level_index], out_samples[level_index] = answer, samples
-                    out_rounds[level_index], out_stopped[level_index] = rounds, True
-                    out_counts[level_index] = counts
-                    remaining -= 1
-            if remaining == 0:
-                return out_answer, out_samples, out_rounds, out_counts, out_stopped
+            # glr_decide's rule: every alternative's log e-value above the level (NaN never rejects).
+            weakest = math.inf
+            for value in evidence:
+                weakest = -math.inf if math.isnan(value) else min(weakest, value)
+            if answer != -2 and record_stops(stops, levels < weakest, answer, samples, rounds, counts, True) == 0:
+                return stops
             if samples > last_update:
                 gap = lma_step(mu_hat, threshold, played, losses, gap, float(samples - last_update), learner)
             _lma_mix(learner, samples, played)
             last_update = samples
             next_check = samples + max(1, int(samples * rate))
         if samples + 1 > max_samples:
-            for level_index in range(n_levels):
-                if not out_stopped[level_index]:
-                    out_samples[level_index], out_rounds[level_index] = samples, rounds
-                    out_counts[level_index] = counts
-            return out_answer, out_samples, out_rounds, out_counts, out_stopped
+            record_stops(stops, np.ones(levels.size, dtype=np.bool_), NO_ANSWER, samples, rounds, counts, False)
+            return stops
         cumulated += played
         index = track(cumulated, counts)
         i, j = index // m, index % m
@@ -305,25 +279,9 @@ class LMAGLR:
         return Decision.sample(pulls)
 
 
-def _kernel_arguments(instance, keys, model):
-    means = np.ascontiguousarray(instance.means, dtype=np.float64)
-    return (means, float(instance.threshold), np.ascontiguousarray(keys, dtype=np.uint64),
-            np.ascontiguousarray(reward_exponents(means)), int(model))
-
-
-def run_lma_glr(instance, delta, keys, model, max_samples, options):
-    """One run at one delta: ``(answer, samples, rounds, counts, stopped)``."""
-    means, threshold, keys, exponents, model = _kernel_arguments(instance, keys, model)
-    answers, samples, rounds, counts, stopped = lma_glr_kernel(
-        means, threshold, keys, exponents, model, np.int64(max_samples),
-        np.array([stopping_level(instance.n_arms, delta)]), LMA_UPDATE_RATE)
-    return run_result(answers[0], samples[0], rounds[0], counts[0], stopped[0])
-
-
-def run_lma_glr_deltas(instance, deltas, keys, model, max_samples, options):
-    """One run serving every delta of ``deltas``: a list of ``(answer, samples, rounds, counts, stopped)``."""
-    means, threshold, keys, exponents, model = _kernel_arguments(instance, keys, model)
+def run_lma_glr(instance, deltas: np.ndarray, keys: np.ndarray, model: int, max_samples: int,
+                options: dict) -> list[tuple]:
+    """The registry kernel: one pass serving every level of ``deltas``, one run tuple each."""
     levels = np.array([stopping_level(instance.n_arms, delta) for delta in deltas])
-    answers, samples, rounds, counts, stopped = lma_glr_kernel(
-        means, threshold, keys, exponents, model, np.int64(max_samples), levels, LMA_UPDATE_RATE)
-    return [run_result(answers[k], samples[k], rounds[k], counts[k], stopped[k]) for k in range(len(deltas))]
+    return level_results(lma_glr_kernel(*kernel_inputs(instance, keys), int(model), np.int64(max_samples), levels,
+                                        LMA_UPDATE_RATE))

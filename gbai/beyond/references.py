@@ -45,7 +45,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ..fast.paper import run_result
+from ..fast.levels import first_round, level_results, new_stops, record_stops
 from ..fast.rewards import draw
 from ..limits.divergences import kl_bernoulli_scalar
 from ..paper.engine import NO_ANSWER
@@ -297,28 +297,23 @@ def stopping_statistic(stopping: str, means: np.ndarray, sums: np.ndarray, count
 
 @njit(cache=True)
 def _reference_pass(means, keys, exponents, model, deltas, max_samples, sampling, stopping):
-    """Run a reference once for every delta of ``deltas``: ``(answers, samples, counts, stopped)``, one entry each.
+    """Run a reference once for every delta of ``deltas``: the stop records of :func:`gbai.fast.levels.new_stops`.
 
     ``sampling`` and ``stopping`` are codes in the order of :data:`SAMPLING_RULES` and
     :data:`STOPPING_RULES`. The stop is checked after every sample. Neither sampling
     rule looks at delta, so the run for a delta is the run that delta alone would give,
-    recorded when its stop holds (``counts`` is ``L x K``); the run ends when every
+    recorded when its stop holds (``counts`` is ``L x K``; ``rounds`` the first round and
+    then one per sample); the run ends when every
     delta has stopped, or at the budget (answer NO_ANSWER). The ``"bets"`` statistic is
     screened at the level of the largest pending delta, the lowest: a value at or
     below it is a bound, and no pending delta stops on it, as none would alone.
     """
     k = means.size
     n_levels = deltas.size
-    out_answer = np.full(n_levels, NO_ANSWER, dtype=np.int64)
-    out_samples = np.zeros(n_levels, dtype=np.int64)
-    out_counts = np.zeros((n_levels, k), dtype=np.int64)
-    out_stopped = np.zeros(n_levels, dtype=np.bool_)
-    remaining = n_levels
-    sums = np.zeros(k)
-    counts = np.zeros(k, dtype=np.int64)
-    for a in range(k):
-        sums[a] += draw(keys[a], 0, means[a], exponents[a], model)
-        counts[a] = 1
+    stops = new_stops(n_levels, (k,))
+    stopped = stops[4]
+    passed = np.zeros(n_levels, dtype=np.bool_)
+    sums, counts = first_round(keys, means, exponents, model, 1)
     t = k
     y = -1.0
     xs = np.zeros(k)
@@ -329,22 +324,17 @@ def _reference_pass(means, keys, exponents, model, deltas, max_samples, sampling
         a = _empirical_best(mu_hat)
         loosest = -1
         for index in range(n_levels):
-            if not out_stopped[index] and (loosest < 0 or deltas[index] > deltas[loosest]):
+            if not stopped[index] and (loosest < 0 or deltas[index] > deltas[loosest]):
                 loosest = index
         statistic, _ = _statistic(stopping, means, sums, counts, a, t, deltas[loosest])
         for index in range(n_levels):
-            if not out_stopped[index] and statistic > _level(stopping, k, t, deltas[index]):
-                out_answer[index], out_samples[index], out_stopped[index] = a, t, True
-                out_counts[index] = counts
-                remaining -= 1
-        if remaining == 0:
-            return out_answer, out_samples, out_counts, out_stopped
+            passed[index] = statistic > _level(stopping, k, t, deltas[index])
+        if record_stops(stops, passed, a, t, t - k + 1, counts, True) == 0:
+            return stops
         if t + 1 > max_samples:
-            for index in range(n_levels):
-                if not out_stopped[index]:
-                    out_samples[index] = t
-                    out_counts[index] = counts
-            return out_answer, out_samples, out_counts, out_stopped
+            passed[:] = True
+            record_stops(stops, passed, NO_ANSWER, t, t - k + 1, counts, False)
+            return stops
         if sampling == _TRACK_AND_STOP:
             fewest = 0
             for i in range(k):
@@ -403,9 +393,9 @@ def run_reference(sampling: str, instance: Instance, deltas: np.ndarray, keys: n
     stopping = options["stopping"]
     _check(instance, stopping)
     means = np.ascontiguousarray(instance.means[:, 0], dtype=np.float64)
-    answers, samples, counts, stopped = _reference_pass(
+    stops = _reference_pass(
         means, np.ascontiguousarray(keys[:, 0]), np.ascontiguousarray(reward_exponents(means)), model,
         np.asarray(deltas, dtype=np.float64), np.int64(max_samples), SAMPLING_RULES.index(sampling),
         STOPPING_RULES.index(stopping))
-    return [run_result(answers[i], samples[i], samples[i] - means.size + 1, counts[i][:, None], stopped[i])
-            for i in range(len(samples))]
+    return [(answer, samples, rounds, counts[:, None], stopped)
+            for answer, samples, rounds, counts, stopped in level_results(stops)]

@@ -18,11 +18,11 @@ from numba import njit
 
 from ..paper.engine import NO_ANSWER
 from ..paper.model import INFEASIBLE
-from ..paper.rewards import reward_exponents
+from .levels import each_level, first_round, kernel_inputs, run_result
 from .rewards import draw
 
 __all__ = ["CONTINUE", "action_elimination_kernel", "css_lucb_decision", "css_lucb_kernel", "feasibility_then_bai_kernel", "paper_log_constant",
-           "paper_radius", "run_kernel", "run_result"]
+           "paper_radius", "run_kernel"]
 
 
 @njit(cache=True)
@@ -40,12 +40,19 @@ def paper_radius(constant, t, count):
 @njit(cache=True)
 def _pull_arm(i, keys, means, exponents, model, sums, counts, arm_mean, min_mean):
     """Sample every attribute of arm ``i`` once and refresh its arm mean and smallest pair mean."""
-    m = means.shape[1]
+    for j in range(means.shape[1]):
+        sums[i, j] += draw(keys[i, j], counts[i, j], means[i, j], exponents[i, j], model)
+        counts[i, j] += 1
+    _refresh_arm(i, sums, counts, arm_mean, min_mean)
+
+
+@njit(cache=True)
+def _refresh_arm(i, sums, counts, arm_mean, min_mean):
+    """Arm ``i``'s mean over its attributes and its smallest pair mean."""
+    m = sums.shape[1]
     total = 0.0
     lowest = np.inf
     for j in range(m):
-        sums[i, j] += draw(keys[i, j], counts[i, j], means[i, j], exponents[i, j], model)
-        counts[i, j] += 1
         value = sums[i, j] / counts[i, j]
         total += value
         lowest = min(lowest, value)
@@ -54,14 +61,14 @@ def _pull_arm(i, keys, means, exponents, model, sums, counts, arm_mean, min_mean
 
 
 @njit(cache=True)
-def _first_round(keys, means, exponents, model):
-    n, m = means.shape
-    sums = np.zeros((n, m))
-    counts = np.zeros((n, m), dtype=np.int64)
+def _paper_first_round(keys, means, exponents, model):
+    """The first round (:func:`~gbai.fast.levels.first_round`) with every arm's mean and smallest pair mean."""
+    n = means.shape[0]
+    sums, counts = first_round(keys, means, exponents, model, 1)
     arm_mean = np.zeros(n)
     min_mean = np.zeros(n)
     for i in range(n):
-        _pull_arm(i, keys, means, exponents, model, sums, counts, arm_mean, min_mean)
+        _refresh_arm(i, sums, counts, arm_mean, min_mean)
     return sums, counts, arm_mean, min_mean
 
 
@@ -104,7 +111,7 @@ def css_lucb_decision(arm_mean, lower, upper, feasible, perfect):
 def css_lucb_kernel(means, threshold, delta, keys, exponents, model, max_samples):
     """CSS-LUCB (:mod:`gbai.paper.css_lucb`)."""
     n, m = means.shape
-    sums, counts, arm_mean, min_mean = _first_round(keys, means, exponents, model)
+    sums, counts, arm_mean, min_mean = _paper_first_round(keys, means, exponents, model)
     samples, rounds, t = n * m, 1, 2
     constant = paper_log_constant(n * m, delta)
     lower = np.empty(n)
@@ -136,7 +143,7 @@ def css_lucb_kernel(means, threshold, delta, keys, exponents, model, max_samples
 def action_elimination_kernel(means, threshold, delta, keys, exponents, model, max_samples):
     """Action Elimination (:mod:`gbai.paper.action_elimination`)."""
     n, m = means.shape
-    sums, counts, arm_mean, min_mean = _first_round(keys, means, exponents, model)
+    sums, counts, arm_mean, min_mean = _paper_first_round(keys, means, exponents, model)
     samples, rounds, t = n * m, 1, 2
     constant = paper_log_constant(n * m, delta)
     active = np.ones(n, dtype=np.bool_)
@@ -182,7 +189,7 @@ def action_elimination_kernel(means, threshold, delta, keys, exponents, model, m
 def feasibility_then_bai_kernel(means, threshold, delta, keys, exponents, model, max_samples):
     """Feasibility then BAI (:mod:`gbai.paper.feasibility_then_bai`)."""
     n, m = means.shape
-    sums, counts, arm_mean, min_mean = _first_round(keys, means, exponents, model)
+    sums, counts, arm_mean, min_mean = _paper_first_round(keys, means, exponents, model)
     samples, rounds, t = n * m, 1, 2
     constant = paper_log_constant(n * m, delta)
     open_ = np.ones(n, dtype=np.bool_)  # feasibility unsettled (phase 1)
@@ -238,22 +245,17 @@ def feasibility_then_bai_kernel(means, threshold, delta, keys, exponents, model,
         t += 1
 
 
-def run_result(answer, samples, rounds, counts, stopped) -> tuple:
-    """A kernel's ``(answer, samples, rounds, counts, stopped)`` as Python numbers."""
-    return int(answer), int(samples), int(rounds), counts, bool(stopped)
-
-
 _KERNELS = {"css-lucb": css_lucb_kernel, "ae": action_elimination_kernel,
             "feasibility-then-bai": feasibility_then_bai_kernel}
 
 
-def run_kernel(name: str, instance, delta: float, keys: np.ndarray, model: int, max_samples: int,
-               options: dict | None = None) -> tuple:
-    """Run the compiled paper algorithm ``name``; returns ``(answer, samples, rounds, counts, stopped)``.
+def run_kernel(name: str, instance, deltas: np.ndarray, keys: np.ndarray, model: int, max_samples: int,
+               options: dict | None = None) -> list[tuple]:
+    """Run the compiled paper algorithm ``name`` at each level of ``deltas``: one run tuple per level.
 
-    ``options`` is the registry's uniform kernel argument: the text's reading has none.
+    Its confidence radii, hence its sampling, read delta: one run per level. ``options``
+    is the registry's uniform kernel argument: the text's reading has none.
     """
-    means = np.ascontiguousarray(instance.means, dtype=np.float64)
-    return run_result(*_KERNELS[name](
-        means, float(instance.threshold), float(delta), np.ascontiguousarray(keys, dtype=np.uint64),
-        np.ascontiguousarray(reward_exponents(means)), int(model), int(max_samples)))
+    means, threshold, keys, exponents = kernel_inputs(instance, keys)
+    return each_level(lambda delta: run_result(*_KERNELS[name](
+        means, threshold, delta, keys, exponents, int(model), int(max_samples))), deltas)
