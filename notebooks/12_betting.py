@@ -386,7 +386,7 @@ rates.round(4)
 #
 # The stopping rule and the argument of section 2 are unchanged (they hold for any
 # sampling rule), and now two runs with the same rewards at two values of $\delta$
-# take the same samples until the larger one stops. `gbai.run` and `gbai.sweep` given
+# take the same samples until the larger one stops. `gbai.run_deltas` and `gbai.sweep` given
 # a list of deltas therefore play each seed once, record where each $\delta$ stops,
 # and end at the smallest; each recorded run is the run at that $\delta$ alone (the
 # book page "Why the recommended algorithm is δ-correct" gives the argument, and the

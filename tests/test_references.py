@@ -21,9 +21,12 @@ from binomial_check import most_errors
 
 
 def run_reference(instance, sampling="track-and-stop", stopping="kt", delta=0.1, seed=0, max_samples=10_000_000):
-    """One run of a reference through the front door, gbai.run with its spec (Bernoulli rewards)."""
-    return gbai.run(instance, f"{sampling}:stopping={stopping}", delta=delta, seed=seed, reward="bernoulli",
-                    max_samples=max_samples)
+    """A run of a reference through the front door, gbai.run with its spec (Bernoulli rewards); for a list of
+    deltas, the runs of gbai.run_deltas."""
+    spec, options = f"{sampling}:stopping={stopping}", dict(seed=seed, reward="bernoulli", max_samples=max_samples)
+    if isinstance(delta, list):
+        return gbai.run_deltas(instance, spec, deltas=delta, **options)
+    return gbai.run(instance, spec, delta=delta, **options)
 
 
 def _rewards(seed, means, counts, fractional):
