@@ -63,8 +63,8 @@ help:
 	@echo "make install         create .venv with gbai and every extra, and its Jupyter kernel (the other targets do it too)"
 	@echo "make lock            regenerate requirements.lock (the exact versions make install installs) from pyproject.toml"
 	@echo "make figures         regenerate every figure (notebooks run headless, results cached in .cache/)"
-	@echo "make test            pytest + nbval on the notebooks executed with quick=True (test-package, then test-notebooks)"
-	@echo "make test-package    the test suite alone (pytest tests/)"
+	@echo "make test            ruff, pytest, then nbval on the notebooks executed with quick=True (test-package, then test-notebooks)"
+	@echo "make test-package    ruff on gbai/, notebooks/_tools/ and tests/, then the test suite (pytest tests/)"
 	@echo "make test-notebooks  nbval on the notebooks executed with quick=True, in $(QUICK)/ (NOTEBOOKS=01 for one)"
 	@echo "make test-pythons    each other supported Python on PATH (of $(SUPPORTED_PYTHONS)): installs the lock in"
 	@echo "                     build/venv-3.X, runs the golden runs and notebook 1 (quick, then nbval) under it"
@@ -118,7 +118,9 @@ figures: $(STAMP)
 
 test: test-package test-notebooks
 
+# The linter first (its rules are in pyproject.toml): a finding stops make test before the tests run.
 test-package: $(STAMP)
+	$(BIN)/ruff check gbai notebooks/_tools tests
 	TQDM_DISABLE=1 $(BIN)/python -m pytest -n 2 --dist loadfile tests
 
 test-notebooks: $(STAMP)

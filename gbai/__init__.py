@@ -19,7 +19,6 @@ A reproduction package for *Constrained Best Arm Identification in Grouped Bandi
   ``import gbai`` does not load it (nor scipy.stats).
 """
 
-from .version import __version__  # noqa: F401 (gbai.__version__, read by pip and the book)
 from .algorithms import ALGORITHMS, PAPER_ALGORITHMS, RECOMMENDED, Algorithm, get_algorithm, resolve
 from .asrun.instances import PUBLISHED_EXPERIMENTS
 from .asrun.variants import CRASHED
@@ -27,27 +26,73 @@ from .beyond.betting import BettingGBAI
 from .beyond.css_lucb_plus import CSSLUCBPlus
 from .beyond.lma_glr import LMAGLR
 from .cache import default_cache_dir
-from .experiments import (error_rates, experiment_grid, get_experiment, paired_comparison, paper_instance, stored_limit, summarize,
-                          sweep_experiment)
-from .limits import (BestResponse, CharacteristicTime, RewardLaw, alternative_values, best_response,
-                           characteristic_time, kinf, kl_bernoulli, lower_bound_tstar)
+from .experiments import (
+    error_rates,
+    experiment_grid,
+    get_experiment,
+    paired_comparison,
+    paper_instance,
+    stored_limit,
+    summarize,
+    sweep_experiment,
+)
+from .limits import (
+    BestResponse,
+    CharacteristicTime,
+    RewardLaw,
+    alternative_values,
+    best_response,
+    characteristic_time,
+    kinf,
+    kl_bernoulli,
+    lower_bound_tstar,
+)
 from .limits.characteristic_time import matching_divergence
-from .paper import (CSSLUCB, DEFAULT_MAX_SAMPLES, EXPERIMENT_TITLES, EXPERIMENTS, INFEASIBLE, NO_ANSWER, PAPER_DELTA,
-                    REWARD_MODELS, ActionElimination, ConfidenceSets, Decision, EmpiricalBounds, Experiment, FeasibilityThenBAI,
-                    HardnessWarning, Instance, Policy, Round, RoundState, RewardStream, RunResult, StepEngine,
-                    check_delta, confidence_radius, confidence_sets, empirical_bounds, load_instance,
-                    reward_variance, table1_example, theorem1_bound, theorem1_constants)
+from .paper import (
+    CSSLUCB,
+    DEFAULT_MAX_SAMPLES,
+    EXPERIMENT_TITLES,
+    EXPERIMENTS,
+    INFEASIBLE,
+    NO_ANSWER,
+    PAPER_DELTA,
+    REWARD_MODELS,
+    ActionElimination,
+    ConfidenceSets,
+    Decision,
+    EmpiricalBounds,
+    Experiment,
+    FeasibilityThenBAI,
+    HardnessWarning,
+    Instance,
+    Policy,
+    RewardStream,
+    Round,
+    RoundState,
+    RunResult,
+    StepEngine,
+    check_delta,
+    confidence_radius,
+    confidence_sets,
+    empirical_bounds,
+    load_instance,
+    reward_variance,
+                          table1_example,
+                          theorem1_bound,
+                          theorem1_constants,
+)
 from .simulation import code_fingerprint, run, run_deltas, run_seed, sweep
+from .version import __version__  # noqa: F401 (gbai.__version__, read by pip and the book)
 
 __all__ = [
-    "ALGORITHMS", "ActionElimination", "Algorithm", "BestResponse", "BettingGBAI", "CRASHED", "CSSLUCB",
-    "CSSLUCBPlus", "CharacteristicTime", "ConfidenceSets", "DEFAULT_MAX_SAMPLES", "Decision", "EXPERIMENT_TITLES", "EXPERIMENTS",
+    "ALGORITHMS", "ActionElimination", "Algorithm", "BestResponse", "BettingGBAI", "CRASHED", "CSSLUCB", "CSSLUCBPlus",
+    "CharacteristicTime", "ConfidenceSets", "DEFAULT_MAX_SAMPLES", "Decision", "EXPERIMENT_TITLES", "EXPERIMENTS",
     "EmpiricalBounds", "Experiment", "FeasibilityThenBAI", "HardnessWarning", "INFEASIBLE", "Instance", "LMAGLR",
-    "NO_ANSWER", "PAPER_ALGORITHMS", "PAPER_DELTA", "PUBLISHED_EXPERIMENTS", "Policy", "RECOMMENDED",
-    "REWARD_MODELS", "RewardLaw", "RewardStream", "Round", "RoundState", "RunResult", "StepEngine", "alternative_values", "best_response",
-    "characteristic_time", "check_delta", "code_fingerprint", "confidence_radius", "confidence_sets",
-    "default_cache_dir", "empirical_bounds", "error_rates", "experiment_grid", "get_algorithm", "get_experiment", "kinf",
-    "kl_bernoulli", "load_instance", "lower_bound_tstar", "matching_divergence", "paired_comparison",
-    "paper_instance", "resolve", "reward_variance", "run", "run_deltas", "run_seed", "stored_limit",
-    "summarize", "sweep", "sweep_experiment", "table1_example", "theorem1_bound", "theorem1_constants",
+    "NO_ANSWER", "PAPER_ALGORITHMS", "PAPER_DELTA", "PUBLISHED_EXPERIMENTS", "Policy", "RECOMMENDED", "REWARD_MODELS",
+    "RewardLaw", "RewardStream", "Round", "RoundState", "RunResult", "StepEngine", "alternative_values",
+    "best_response", "characteristic_time", "check_delta", "code_fingerprint", "confidence_radius", "confidence_sets",
+    "default_cache_dir", "empirical_bounds", "error_rates", "experiment_grid", "get_algorithm", "get_experiment",
+    "kinf", "kl_bernoulli", "load_instance", "lower_bound_tstar", "matching_divergence", "paired_comparison",
+    "paper_instance", "resolve", "reward_variance", "run", "run_deltas", "run_seed", "stored_limit", "summarize",
+    "sweep", "sweep_experiment", "table1_example", "theorem1_bound", "theorem1_constants",
 ]

@@ -20,13 +20,15 @@ from typing import Callable, Mapping
 
 import numpy as np
 
-from .asrun.variants import OPTIONS as AS_RUN_OPTIONS, PRESETS as AS_RUN_PRESETS, run_variant
+from .asrun.variants import OPTIONS as AS_RUN_OPTIONS
+from .asrun.variants import PRESETS as AS_RUN_PRESETS
+from .asrun.variants import run_variant
 from .beyond.betting import BETTING_OPTIONS, BettingGBAI, level_free, run_betting
 from .beyond.css_lucb_plus import PLUS_OPTIONS, CSSLUCBPlus, run_css_lucb_plus
 from .beyond.lma_glr import LMAGLR, run_lma_glr
 from .beyond.references import STOPPING_RULES, run_reference
 from .fast.paper import run_kernel
-from .paper import ActionElimination, CSSLUCB, FeasibilityThenBAI
+from .paper import CSSLUCB, ActionElimination, FeasibilityThenBAI
 from .paper.engine import Policy
 from .paper.model import Instance
 
@@ -139,8 +141,8 @@ ALGORITHMS: dict[str, Algorithm] = {
 
 
 def _reference(sampling: str, title: str) -> Algorithm:
-    return Algorithm(sampling, title, "beyond the paper: gbai.beyond.references", None, partial(run_reference, sampling),
-                     {"stopping": STOPPING_RULES}, level_free=_always)
+    return Algorithm(sampling, title, "beyond the paper: gbai.beyond.references", None,
+                     partial(run_reference, sampling), {"stopping": STOPPING_RULES}, level_free=_always)
 
 
 #: The plain best-arm references (:mod:`gbai.beyond.references`), by sampling rule: option ``stopping`` picks

@@ -133,7 +133,10 @@ def store(path: Path, data: dict[str, np.ndarray]) -> None:
 
 def cached(kind: str, payload: dict, modules: Iterable[str], compute: Callable[[], dict[str, np.ndarray]],
            cache_dir: str | Path | None = "default") -> dict[str, np.ndarray]:
-    """The stored result of ``payload`` if there is one, else ``compute()`` stored; ``cache_dir=None`` skips the cache."""
+    """The stored result of ``payload`` if there is one, else ``compute()`` stored.
+
+    ``cache_dir=None`` skips the cache.
+    """
     if cache_dir is None:
         return compute()
     path = result_path(default_cache_dir() if cache_dir == "default" else Path(cache_dir), kind, payload, modules)

@@ -195,7 +195,8 @@ def summarize(table: pd.DataFrame, by: Sequence[str] = ("instance", "algorithm")
     (NaN when none stopped), and ``unstopped`` is the share of runs that hit the
     budget (``unstopped_runs`` their number). ``crashed`` is the share of runs that
     ended without stopping and without reaching the budget: where the authors' code
-    raises an error (as-run variants only, answer :data:`gbai.CRASHED`); they did not stop either, and are counted in neither of the other two. Read the two side by side: an error
+    raises an error (as-run variants only, answer :data:`gbai.CRASHED`); they did not
+    stop either, and are counted in neither of the other two. Read the two side by side: an error
     rate of 0 with ``unstopped`` near 1 says the algorithm almost never answered,
     not that it was always right. δ-correctness (Section II of the paper) bounds the
     probability of stopping with a wrong answer; its estimate over all runs,

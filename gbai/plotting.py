@@ -403,8 +403,8 @@ def plot_set_evolution(trace: pd.DataFrame, n_arms: int, ax=None, title: str | N
     ax.set_yticks(range(n_arms), [f"arm {i}" for i in range(n_arms)])
     ax.set_ylim(-0.6, n_arms - 0.2)
     ax.set_xlabel("round t")
-    from matplotlib.patches import Patch
     from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
 
     handles = [Patch(color="#9ecae1", label="in $F_t$"), Patch(color="#08519c", label="in $F_{Pt}$"),
                Line2D([], [], color="#e6550d", lw=2, label="in $P_t$"),

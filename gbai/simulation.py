@@ -20,8 +20,8 @@ from __future__ import annotations
 import os
 from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, replace
-from pathlib import Path
 from numbers import Real
+from pathlib import Path
 from typing import Mapping, Sequence
 
 import numpy as np

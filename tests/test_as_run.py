@@ -1,4 +1,5 @@
-"""The authors' as-run variants: each switch does what the as-run facts say; at the text's settings they are the paper's algorithms."""
+"""The authors' as-run variants: each switch does what the as-run facts say; at the text's settings they are the
+paper's algorithms."""
 
 import math
 
@@ -19,8 +20,10 @@ from gbai.asrun.variants import (
     action_elimination_decide,
     css_lucb_decide,
     feasibility_then_bai_decide,
-    radius as as_run_radius,
     run_variant,
+)
+from gbai.asrun.variants import (
+    radius as as_run_radius,
 )
 from gbai.paper.rewards import RewardStream, pair_keys
 
@@ -124,7 +127,8 @@ def test_css_lucb_as_run_matches_a_numpy_loop_of_its_formula():
             arm_means = means.mean(axis=1)
             feasible = (means + pair_radius >= instance.threshold).all(axis=1)
             perfect = (means - pair_radius >= instance.threshold).all(axis=1)
-            last_best = lambda members, arm_means=arm_means: np.flatnonzero(members & (arm_means == arm_means[members].max()))[-1]
+            last_best = lambda members, arm_means=arm_means: np.flatnonzero(  # noqa: E731
+                members & (arm_means == arm_means[members].max()))[-1]
             if perfect.any():
                 best = last_best(perfect)
                 potential = arm_means + arm_radius >= arm_means[best] - arm_radius[best]
@@ -251,7 +255,8 @@ def test_crashes_end_runs_with_a_status_that_summaries_count():
 
 
 def test_ae_as_run_never_stops_on_figure_1a():
-    """As-run facts A9 and A10: the reference rule can pick an arm no other arm beats on sums; the budget ends the run."""
+    """As-run facts A9 and A10: the reference rule can pick an arm no other arm beats on sums; the budget ends the
+    run."""
     result = gbai.run(gbai.paper_instance("fig1a", 0.35), "ae:as=published", seed=0, max_samples=3_000_000)
     assert not result.stopped and result.answer == gbai.NO_ANSWER
 

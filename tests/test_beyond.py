@@ -4,16 +4,15 @@ import math
 
 import numpy as np
 import pytest
+from binomial_check import most_errors
 from scipy import integrate, optimize, special
 
 import gbai
 from gbai import Instance
-from gbai.beyond.css_lucb_plus import plus_logs
-from gbai.beyond.lma_glr import alternative_evidence, glr_decide, stopping_level
 from gbai.beyond import confidence_sequences as thresholds
 from gbai.beyond.confidence_sequences import calibration, glr_threshold, stitched_boundary, stitched_radius
-
-from binomial_check import most_errors
+from gbai.beyond.css_lucb_plus import plus_logs
+from gbai.beyond.lma_glr import alternative_evidence, glr_decide, stopping_level
 
 PLUS_VARIANTS = [
     "css-lucb-plus",
@@ -47,7 +46,8 @@ def test_stitched_boundary_formula_and_the_published_simplification(alpha, v):
     assert stitched_boundary(v, alpha) == pytest.approx(k1 * math.sqrt(v * ell), rel=1e-9)
     # The paper's rounded example 1.7 sqrt(v (ln ln(2v) + 0.72 ln(5.2/alpha))) rounds every
     # constant up, so it must lie above the exact boundary.
-    assert stitched_boundary(v, alpha) <= 1.7 * math.sqrt(v * (math.log(math.log(2 * v)) + 0.72 * math.log(5.2 / alpha)))
+    bound = 1.7 * math.sqrt(v * (math.log(math.log(2 * v)) + 0.72 * math.log(5.2 / alpha)))
+    assert stitched_boundary(v, alpha) <= bound
     assert stitched_radius(v, 0.25, math.log(3.1055472779775 / (alpha * math.log(2) ** 1.4))) == pytest.approx(
         stitched_boundary(v * 0.25, alpha, v_min=0.25) / v, rel=1e-12
     )

@@ -18,7 +18,8 @@ def _grading(**fields):
 
 
 def _exercise_notebook():
-    png = {"output_type": "display_data", "metadata": {}, "data": {"image/png": "iVBORw0KGgo=", "text/plain": "<Figure>"}}
+    png = {"output_type": "display_data", "metadata": {},
+           "data": {"image/png": "iVBORw0KGgo=", "text/plain": "<Figure>"}}
     table = {"output_type": "execute_result", "metadata": {}, "execution_count": 2,
              "data": {"text/plain": "table", "text/html": "<table></table>"}}
     figure = nbformat.v4.new_code_cell("fig = gbai.run()\nsavefig(fig, 'x')\ntable")

@@ -43,13 +43,15 @@ WRONG_ANSWERS = {
     "01_problem_setup": ("nb01_ex2_solution", "h_025 = 1 / 0.1**2 + 1 / 0.05**2  # forgot the best arm's own term"),
     "02_lower_bound": ("nb02_ex2_solution",
                        "t_infeasible = sum(1 / gbai.kl_bernoulli(row.mean(), 0.3) for row in infeasible.means)"),
-    "03_css_lucb_at_work": ("nb03_ex2_solution", "risky_out = int(trace['t'].iloc[-1])  # the last round, not the first"),
+    "03_css_lucb_at_work": ("nb03_ex2_solution",
+                            "risky_out = int(trace['t'].iloc[-1])  # the last round, not the first"),
     "04_upper_bound_check": ("nb04_ex2_solution", "smallest_c = 160"),
     "05_experiment_1": ("nb05_ex1_solution", "dominant_arm = 1"),
     "06_experiment_2": ("nb06_ex1_solution", "paper_runner_up = 1\nfeasible_runner_up = 1"),
     "07_experiment_3": ("nb07_ex3_solution", "widening = 2.0"),
     "08_varying_n_and_m": ("nb08_ex3_solution", "easier, paper = 2.0, 1.0"),
-    "09_published_figures": ("nb09_ex2_solution", "squared_radius_ratio = 2.25  # the staircase's factor, not computed"),
+    "09_published_figures": ("nb09_ex2_solution",
+                             "squared_radius_ratio = 2.25  # the staircase's factor, not computed"),
     "10_css_lucb_plus": ("nb10_ex2_solution", "sampling_gain = 1.0"),
     "11_lma_glr_and_the_limit": ("nb11_ex3_solution",
                                  "paper_radius_1000 = float(gbai.confidence_radius(1000, 1000, 25, 0.1))\n"
@@ -354,7 +356,6 @@ def test_submissions_are_matched_by_their_cells_then_by_their_name(tmp_path):
 
 def test_cell_issues_name_timeouts_deletions_and_edits(tmp_path):
     from nbgrader.utils import compute_checksum
-
     from submissions import CellIssue, cell_issues
 
     def cell(source, grade_id=None, cell_type="code", **meta):
@@ -581,7 +582,8 @@ _PAGE_LAYOUT = """() => {
     start: table.innerText.slice(0, 50)}));
   return {column, tables,
           toggles: article.querySelectorAll('details.toggle-details').length,
-          otherToggles: article.querySelectorAll('.admonition.toggle, .admonition.dropdown, button.toggle-button').length,
+          otherToggles: article.querySelectorAll(
+            '.admonition.toggle, .admonition.dropdown, button.toggle-button').length,
           codeSolutions: article.querySelectorAll('.cell.tag_solution').length,
           writtenSolutions: article.querySelectorAll('div.toggle:not(.cell)').length};
 }"""
@@ -746,7 +748,8 @@ def _class(folder: Path, first: str) -> dict[str, dict]:
         # A wrong answer, and the locked test of its exercise made to pass: graded with the original.
         "edited": {"files": {expected: _with(release_answers(source, release), {
                        wrong_cell: wrong_code,
-                       wrong_cell.replace("_solution", "_test"): f'print("Exercise {wrong_exercise}: checks passed")'})},
+                       wrong_cell.replace("_solution", "_test"):
+                           f'print("Exercise {wrong_exercise}: checks passed")'})},
                    "lost": {wrong_exercise: "graded"}, "graded_file": expected, "edited": wrong_exercise},
         "stray": {"files": {"notes.ipynb": nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1 + 1")])},
                   "refused": "matches no assignment"},
@@ -1604,7 +1607,8 @@ def test_a_written_answer_graded_by_make_is_stored_as_formgrader_stores_it(cours
     assert by_make[1]["manual_comment"] == comment
     # The tables count it: graded, and one fewer waiting.
     table = pd.read_csv(folder / "grades.csv").set_index(["student", "cell"])
-    assert table.loc[("reference", answer), "status"] == "graded" and table.loc[("reference", answer), "score"] == points
+    assert table.loc[("reference", answer), "status"] == "graded"
+    assert table.loc[("reference", answer), "score"] == points
     totals = pd.read_csv(folder / "grades-totals.csv").set_index("student")
     assert totals.loc["reference", "manual"] == points
     # Bad input is refused with one line, the gradebook unchanged.

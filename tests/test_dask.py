@@ -15,8 +15,8 @@ def test_sweep_on_a_local_cluster_equals_the_local_sweep():
     options = dict(n_runs=12, delta=0.1, seed=5, cache_dir=None, progress=False, chunk_size=4)
     local = gbai.sweep(instances, ["css-lucb", "ae"], workers=1, **options)
     # Two worker processes, so the chunks really travel (pickled) to other interpreters.
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
-            distributed.Client(cluster) as client:
+    with (distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+          as cluster, distributed.Client(cluster) as client):
         remote = gbai.sweep(instances, ["css-lucb", "ae"], executor=client.get_executor(), **options)
     columns = [column for column in local.columns if column != "counts"]
     pd.testing.assert_frame_equal(remote[columns], local[columns])

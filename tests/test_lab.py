@@ -1,4 +1,5 @@
-"""make lab for readers, in a real browser: opening a notebook marks nothing unsaved, saving it unchanged leaves git clean.
+"""make lab for readers, in a real browser: opening a notebook marks nothing unsaved, saving it unchanged leaves git
+clean.
 
 The tests start ``make lab``'s server (the Makefile's own command, in a scratch git
 repository holding notebooks 1 and 5, the pairing configuration and the reader's Lab

@@ -38,8 +38,8 @@ ALLOWED = {
     "simulation": {"paper", "algorithms", "cache"},
     "experiments": {"paper", "asrun", LIMITS, "cache", "simulation"},
     "plotting": {"paper"},  # the paper's experiments and their panel titles
-    "studies": {"paper", "fast", LIMITS, "beyond", "asrun", "algorithms", "cache", "simulation", "experiments", "plotting",
-                "studies"},
+    "studies": {"paper", "fast", LIMITS, "beyond", "asrun", "algorithms", "cache", "simulation", "experiments",
+                "plotting", "studies"},
 }
 
 

@@ -16,6 +16,7 @@ import pytest
 from numba import njit
 from scipy.optimize import brentq, minimize
 from scipy.special import rel_entr
+from slsqp_oracle import slsqp_characteristic_time
 
 import gbai
 from gbai import HardnessWarning, Instance
@@ -29,7 +30,6 @@ from gbai.limits import (
     lower_bound_tstar,
 )
 from gbai.limits.alternatives import best_response_kernel
-from slsqp_oracle import slsqp_characteristic_time
 from gbai.paper.theorem1 import theorem1_bound, theorem1_constants
 
 # Tolerance for "the returned alternative is in the closure of Alt(mu)": the

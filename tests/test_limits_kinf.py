@@ -6,12 +6,12 @@ import warnings
 import numpy as np
 import pytest
 from scipy.optimize import minimize
+from slsqp_oracle import slsqp_characteristic_time
 
 from gbai import Instance, paper_instance
-from gbai.paper.instances import EXPERIMENTS
 from gbai.limits import DIVERGENCES, alternative_values, best_response, characteristic_time, kl_bernoulli
-from slsqp_oracle import slsqp_characteristic_time
 from gbai.limits.reward_laws import RewardLaw, kinf, kinf_beta
+from gbai.paper.instances import EXPERIMENTS
 
 
 def _brute_force_kinf(support, probabilities, x):

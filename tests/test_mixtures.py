@@ -4,13 +4,20 @@ import math
 
 import numpy as np
 import pytest
+from binomial_check import most_errors
 from scipy import integrate, optimize, special, stats
 
 from gbai.beyond.betting import bet_grid
-from gbai.beyond.mixtures import (bet_above, kt_regret, log_beta_upper_tail, log_kt_mixture, log_max_likelihood,
-                                  one_sided_above, one_sided_below, overtake_bets)
-
-from binomial_check import most_errors
+from gbai.beyond.mixtures import (
+    bet_above,
+    kt_regret,
+    log_beta_upper_tail,
+    log_kt_mixture,
+    log_max_likelihood,
+    one_sided_above,
+    one_sided_below,
+    overtake_bets,
+)
 
 
 def _log_likelihood(p, s, n):

@@ -3,11 +3,10 @@
 import numpy as np
 import pandas as pd
 import pytest
+from binomial_check import most_errors
 
 import gbai
 from gbai import Instance
-
-from binomial_check import most_errors
 
 DELTAS = [0.5, 0.1, 1e-3, 1e-8]
 
@@ -97,13 +96,14 @@ def test_run_takes_one_delta_and_points_a_list_to_run_deltas(deltas):
 
 
 def test_a_sweep_over_deltas_equals_separate_sweeps_and_shares_their_cache(tmp_path):
-    instances = {"exp3 x=0.2": gbai.paper_instance("exp3", 0.2), "vary-n x=0.42 N=4": gbai.paper_instance("vary-n", 0.42, 4)}
+    instances = {"exp3 x=0.2": gbai.paper_instance("exp3", 0.2),
+                 "vary-n x=0.42 N=4": gbai.paper_instance("vary-n", 0.42, 4)}
     specs = [gbai.RECOMMENDED, "betting"]
     deltas = [0.1, 1e-4]
     options = dict(n_runs=12, seed=3, reward="bernoulli", workers=1, progress=False, chunk_size=5)
     together = gbai.sweep(instances, specs, delta=deltas, cache_dir=tmp_path / "one", **options)
-    apart = pd.concat([gbai.sweep(instances, specs, delta=delta, cache_dir=tmp_path / "two", **options).assign(delta=delta)
-                       for delta in deltas], ignore_index=True)
+    apart = pd.concat([gbai.sweep(instances, specs, delta=delta, cache_dir=tmp_path / "two", **options)
+                       .assign(delta=delta) for delta in deltas], ignore_index=True)
     assert list(together.columns) == ["delta"] + [column for column in apart.columns if column != "delta"]
     columns = ["delta", "instance", "algorithm", "run", "answer", "samples", "rounds", "stopped", "correct", "error"]
     pd.testing.assert_frame_equal(together[columns], apart[columns])

@@ -1,4 +1,5 @@
-"""The notebook runner (``notebooks/_tools/pipeline.py``) when it runs notebooks side by side, each kernel on its own sockets."""
+"""The notebook runner (``notebooks/_tools/pipeline.py``) when it runs notebooks side by side, each kernel on its own
+sockets."""
 
 import os
 import sys

@@ -6,9 +6,9 @@ import pytest
 
 import gbai
 from gbai.asrun.instances import typed_beta_parameter, typed_mean
-from gbai.studies.published import AS_RUN_SPECS, AUTHORS_RUNS, published_figures, reproduction_interval, verdict
 from gbai.fast.rewards import draw, uniform
 from gbai.paper.rewards import reward_exponents
+from gbai.studies.published import AS_RUN_SPECS, AUTHORS_RUNS, published_figures, reproduction_interval, verdict
 
 
 def test_published_points_load():

@@ -5,19 +5,27 @@ import math
 
 import numpy as np
 import pytest
+from binomial_check import most_errors
 from scipy import optimize, special
 
 import gbai
 from gbai import Instance
-from gbai.beyond.betting import bet_grid
 from gbai.algorithms import REFERENCES
-from gbai.beyond.references import (PROVEN_STOPPING_RULES, SAMPLING_RULES, STOPPING_RULES, bets_statistic,
-                                    gk_threshold, heuristic_threshold, kt_statistic, optimal_proportions,
-                                    oracle_statistic, stopping_statistic)
+from gbai.beyond.betting import bet_grid
+from gbai.beyond.references import (
+    PROVEN_STOPPING_RULES,
+    SAMPLING_RULES,
+    STOPPING_RULES,
+    bets_statistic,
+    gk_threshold,
+    heuristic_threshold,
+    kt_statistic,
+    optimal_proportions,
+    oracle_statistic,
+    stopping_statistic,
+)
 from gbai.studies import near_limit
 from gbai.tools.cli import main
-
-from binomial_check import most_errors
 
 
 def run_reference(instance, sampling="track-and-stop", stopping="kt", delta=0.1, seed=0, max_samples=10_000_000):

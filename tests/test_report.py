@@ -129,7 +129,8 @@ def test_every_figure_environment_is_in_the_pdf_with_its_caption(report, layout)
         assert f"figure.{number}" in destinations, f"{where} is not in paper/report.pdf: {REBUILD}"
         text = report.pages[destinations[f"figure.{number}"] - 1].extract_text()
         assert re.search(rf"Figure {number}:", text), f"the caption of {where} is not on its page"
-    assert f"figure.{len(environments) + 1}" not in destinations, f"the PDF has more figures than the sources: {REBUILD}"
+    assert f"figure.{len(environments) + 1}" not in destinations, \
+        f"the PDF has more figures than the sources: {REBUILD}"
     embedded = set()
     for page in report.pages:
         for xobject in (page.get("/Resources", {}).get("/XObject") or {}).values():

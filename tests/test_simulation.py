@@ -74,7 +74,8 @@ def test_interrupted_sweep_resumes(tmp_path, monkeypatch):
     assert not list(tmp_path.rglob("*.tmp"))
 
     resumed = []
-    monkeypatch.setattr(simulation, "_run_chunk", lambda chunk: resumed.append(chunk.path(tmp_path, chunk.deltas[0])) or real(chunk))
+    monkeypatch.setattr(simulation, "_run_chunk",
+                        lambda chunk: resumed.append(chunk.path(tmp_path, chunk.deltas[0])) or real(chunk))
     table = _sweep(tmp_path)
     assert len(resumed) == 12 - 5
     assert not set(resumed) & set(calls)

@@ -1,11 +1,10 @@
 """Error rates of the paper's algorithms stay within what delta allows (fixed seeds)."""
 
 import pytest
+from binomial_check import ALPHA, most_errors, power
 
 import gbai
 from gbai import Instance
-
-from binomial_check import ALPHA, most_errors, power
 
 # delta = 0.5 keeps the runs short and the check sharp: 500 runs reject a rule erring at
 # 0.6 with probability 0.907 (binomial_check: 286 errors or more, P <= 7.4e-4 at 0.5).

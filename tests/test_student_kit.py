@@ -272,7 +272,8 @@ def _kernel_environment(home: Path, venv: Path) -> dict:
     without Jupyter kernels or settings (pip keeps its configuration and its download cache)."""
     home.mkdir(exist_ok=True)
     environment = {name: value for name, value in os.environ.items()
-                   if not name.startswith(("GBAI_", "JUPYTER", "PYTHON", "VIRTUAL_ENV", "IPYTHON", "XDG_DATA", "XDG_CONFIG"))}
+                   if not name.startswith(("GBAI_", "JUPYTER", "PYTHON", "VIRTUAL_ENV", "IPYTHON", "XDG_DATA",
+                                           "XDG_CONFIG"))}
     cache = os.environ.get("PIP_CACHE_DIR") or str(Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
                                                        / "pip")
     return {**environment, "HOME": str(home), "PIP_CACHE_DIR": cache,

@@ -26,7 +26,6 @@ from gbai.studies import EveryExperiment, error_check, near_limit, published  # 
 from gbai.studies.beyond import ERROR_CHECK  # noqa: E402
 
 
-
 # ------------------------------------------------------------- near_limit
 def _best_log_growth(up: float, down: float) -> float:
     """max over a bet b in (-1, 1) of up ln(1 + b) + down ln(1 - b), found numerically."""
@@ -164,7 +163,8 @@ def test_error_check_runs_the_two_check_instances_on_the_next_seed(tmp_path, mon
     instances = {label: gbai.paper_instance(*point) for label, point in ERROR_CHECK.items()}
     feasible, risky = instances.values()
     assert feasible.best_arm is not None, "the first check instance has a feasible answer"
-    assert risky.means.mean(axis=1).argmax() not in risky.feasible_set, "the second one's highest-mean arm is infeasible"
+    assert risky.means.mean(axis=1).argmax() not in risky.feasible_set, \
+        "the second one's highest-mean arm is infeasible"
     expected = gbai.error_rates(gbai.sweep(instances, ["css-lucb-plus"], n_runs=5, delta=0.1, seed=8, workers=1))
     pd.testing.assert_frame_equal(rates, expected)
     assert list(rates.index.get_level_values("instance")) == list(ERROR_CHECK)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..paper.instances import EXPERIMENTS, X, Experiment, grid
+from ..paper.instances import EXPERIMENTS, Experiment, X, grid
 
 __all__ = ["PUBLISHED_EXPERIMENTS", "PublishedExperiment", "typed_beta_parameter", "typed_mean"]
 

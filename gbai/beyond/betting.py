@@ -28,9 +28,9 @@ from numba import njit
 from ..fast.levels import each_level, first_round, kernel_inputs, level_results, new_stops, record_stops
 from ..fast.paper import CONTINUE
 from ..fast.rewards import draw
-from ..paper.engine import NO_ANSWER, Decision, RoundState
 from ..limits.alternatives import answer_kernel
 from ..limits.divergences import kl_bernoulli_scalar
+from ..paper.engine import NO_ANSWER, Decision, RoundState
 
 __all__ = [
     "BETTING_OPTIONS",

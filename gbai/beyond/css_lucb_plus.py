@@ -25,7 +25,8 @@ from ..fast.rewards import draw
 from ..paper.engine import NO_ANSWER, Decision, RoundState
 from .confidence_sequences import ETA, K1, K2, STITCHING_S, stitched, stitched_log_constant, stitched_radius
 
-__all__ = ["CSSLUCBPlus", "PLUS_OPTIONS", "arm_rounds", "css_lucb_plus_kernel", "plus_decide", "plus_logs", "run_css_lucb_plus"]
+__all__ = ["CSSLUCBPlus", "PLUS_OPTIONS", "arm_rounds", "css_lucb_plus_kernel", "plus_decide", "plus_logs",
+           "run_css_lucb_plus"]
 
 #: Options of CSS-LUCB+: the first value of each is the default.
 PLUS_OPTIONS = {

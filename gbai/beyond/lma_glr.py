@@ -32,10 +32,15 @@ from numba import njit
 from ..fast.levels import first_round, kernel_inputs, level_results, new_stops, record_stops
 from ..fast.paper import CONTINUE
 from ..fast.rewards import draw
-from ..paper.engine import NO_ANSWER, Decision, RoundState
-from ..limits.alternatives import (KIND_BEST_INFEASIBLE, KIND_OVERTAKE, alternative_values_kernel, answer_kernel,
-                                   best_response_kernel)
+from ..limits.alternatives import (
+    KIND_BEST_INFEASIBLE,
+    KIND_OVERTAKE,
+    alternative_values_kernel,
+    answer_kernel,
+    best_response_kernel,
+)
 from ..limits.divergences import divergence_scalar
+from ..paper.engine import NO_ANSWER, Decision, RoundState
 from .mixtures import kt_regret, one_sided_above, one_sided_below
 
 __all__ = ["LMAGLR", "LMA_UPDATE_RATE", "alternative_evidence", "glr_decide", "lma_glr_kernel", "run_lma_glr",

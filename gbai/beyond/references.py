@@ -42,6 +42,7 @@ and the oracle delta-correct for any rewards in [0, 1].
 from __future__ import annotations
 
 import math
+
 import numpy as np
 from numba import njit
 

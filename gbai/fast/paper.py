@@ -21,8 +21,8 @@ from ..paper.model import INFEASIBLE
 from .levels import each_level, first_round, kernel_inputs, run_result
 from .rewards import draw
 
-__all__ = ["CONTINUE", "action_elimination_kernel", "css_lucb_decision", "css_lucb_kernel", "feasibility_then_bai_kernel", "paper_log_constant",
-           "paper_radius", "run_kernel"]
+__all__ = ["CONTINUE", "action_elimination_kernel", "css_lucb_decision", "css_lucb_kernel",
+           "feasibility_then_bai_kernel", "paper_log_constant", "paper_radius", "run_kernel"]
 
 
 @njit(cache=True)

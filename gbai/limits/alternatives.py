@@ -23,8 +23,16 @@ from numba import njit
 from numpy.typing import ArrayLike
 
 from ..paper.model import MEAN_TOLERANCE, Instance
-from .divergences import (BERNOULLI, GAUSSIAN, KINF, divergence_code, lower_point, pair_divergence, pair_laws,
-                          upper_point)
+from .divergences import (
+    BERNOULLI,
+    GAUSSIAN,
+    KINF,
+    divergence_code,
+    lower_point,
+    pair_divergence,
+    pair_laws,
+    upper_point,
+)
 from .reward_laws import law_mean, law_variance
 
 __all__ = [

@@ -22,8 +22,16 @@ from numba import njit
 
 from ..paper.model import Instance, check_delta
 from .alternatives import ANSWER_ROW, alternatives_kernel, answer_kernel, solve_multiplier
-from .divergences import (BERNOULLI, GAUSSIAN, divergence_code, kl_bernoulli_scalar, level_point, lower_point, pair_divergence,
-                          pair_laws)
+from .divergences import (
+    BERNOULLI,
+    GAUSSIAN,
+    divergence_code,
+    kl_bernoulli_scalar,
+    level_point,
+    lower_point,
+    pair_divergence,
+    pair_laws,
+)
 
 __all__ = ["CharacteristicTime", "characteristic_time", "check_instance", "lower_bound_tstar", "matching_divergence"]
 

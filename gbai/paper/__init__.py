@@ -18,8 +18,8 @@ from .rewards import REWARD_MODELS, RewardStream, reward_variance
 from .theorem1 import theorem1_bound, theorem1_constants
 
 __all__ = ["ActionElimination", "CSSLUCB", "ConfidenceSets", "DEFAULT_MAX_SAMPLES", "Decision", "EXPERIMENT_TITLES",
-           "EXPERIMENTS", "EmpiricalBounds", "Experiment", "FeasibilityThenBAI", "HardnessWarning", "INFEASIBLE", "Instance",
-           "NO_ANSWER", "PAPER_DELTA", "Policy", "REWARD_MODELS", "Round", "RoundState", "RewardStream", "RunResult",
-           "StepEngine", "check_delta", "confidence_radius", "confidence_sets", "css_lucb", "empirical_bounds",
-           "load_instance", "reward_variance", "table1_example",
-           "theorem1_bound", "theorem1_constants"]
+           "EXPERIMENTS", "EmpiricalBounds", "Experiment", "FeasibilityThenBAI", "HardnessWarning", "INFEASIBLE",
+           "Instance", "NO_ANSWER", "PAPER_DELTA", "Policy", "REWARD_MODELS", "Round", "RoundState", "RewardStream",
+           "RunResult", "StepEngine", "check_delta", "confidence_radius", "confidence_sets", "css_lucb",
+           "empirical_bounds", "load_instance", "reward_variance", "table1_example", "theorem1_bound",
+           "theorem1_constants"]

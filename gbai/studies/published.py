@@ -18,10 +18,10 @@ import pandas as pd
 from scipy import stats
 
 from ..algorithms import resolve
+from ..asrun.instances import PUBLISHED_EXPERIMENTS
 from ..experiments import get_experiment
 from ..paper.engine import DEFAULT_MAX_SAMPLES
 from ..simulation import sweep
-from ..asrun.instances import PUBLISHED_EXPERIMENTS
 
 __all__ = ["AS_RUN_SPECS", "AUTHORS_RUNS", "COUNTERFACTUAL_SPECS", "FIGURES", "STAIRCASE_POINTS", "STAIRCASE_STEPS",
            "counterfactual", "published_figures", "published_runs", "reproduction_interval", "staircase", "verdict",
@@ -239,7 +239,8 @@ def staircase(*, n_runs: int, n_runs_fig1a: int, budget_fig1a: int, delta: float
         for name, switches in STAIRCASE_STEPS.items():
             steps = [("text, table instance", get_experiment(table).instance(x), name),
                      ("text, typed instance", typed, name)]
-            steps += [(f"+ {switches[k]}", typed, f"{name}:" + ",".join(switches[:k + 1])) for k in range(len(switches))]
+            steps += [(f"+ {switches[k]}", typed, f"{name}:" + ",".join(switches[:k + 1]))
+                      for k in range(len(switches))]
             for order, (label, instance, spec) in enumerate(steps):
                 runs = sweep({label: instance}, [spec], n_runs=count, delta=delta, seed=seed, workers=workers,
                              max_samples=budget, progress=False)

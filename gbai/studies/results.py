@@ -60,8 +60,8 @@ def record(key: str, value: float, *, fmt: str = ".3g", unit: str = "", figure: 
         raise ValueError(f"result {key}: {fmt!r} is not a format spec for {value!r}") from None
     result = Result(key, float(value), shown, unit, figure, description.strip())
     try:
-        from IPython.display import display
         from IPython import get_ipython
+        from IPython.display import display
     except ImportError:
         return result
     if get_ipython() is not None:
@@ -83,5 +83,7 @@ def record_range(key: str, values: Iterable[float], *, fmt: str = ".3g", unit: s
     values = [float(value) for value in values]
     if not values:
         raise ValueError(f"result {key}: no values to take the range of")
-    return (record(f"{key}.min", min(values), fmt=fmt, unit=unit, figure=figure, description=f"{description} (smallest)"),
-            record(f"{key}.max", max(values), fmt=fmt, unit=unit, figure=figure, description=f"{description} (largest)"))
+    return (record(f"{key}.min", min(values), fmt=fmt, unit=unit, figure=figure,
+                   description=f"{description} (smallest)"),
+            record(f"{key}.max", max(values), fmt=fmt, unit=unit, figure=figure,
+                   description=f"{description} (largest)"))

@@ -227,7 +227,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.runs < 1 or args.fast_repeat < 1:
         parser.error("--runs and --fast-repeat must be positive")
-    print(f"{'workload':<32} {'mean samples':>13} {'fast [samples/s]':>17} {'step [samples/s]':>17} {'ratio':>7}  agree")
+    print(f"{'workload':<32} {'mean samples':>13} {'fast [samples/s]':>17} {'step [samples/s]':>17} "
+          f"{'ratio':>7}  agree")
     for row in benchmark(args.runs, args.fast_repeat):
         print(
             f"{row['workload']:<32} {row['mean_samples']:>13,.0f} {row['fast_samples_per_s']:>17.3e} "

@@ -336,7 +336,8 @@ def _parser() -> argparse.ArgumentParser:
     bench = commands.add_parser("benchmark", help="samples per second of the fast and the step engine")
     bench.add_argument("--runs", type=_positive_int, default=2)
     bench.add_argument("--fast-repeat", type=_positive_int, default=20)
-    bench.add_argument("--beyond", action="store_true", help="also time the algorithms beyond the paper (notebooks 10-12)")
+    bench.add_argument("--beyond", action="store_true",
+                       help="also time the algorithms beyond the paper (notebooks 10-12)")
     bench.set_defaults(handler=_benchmark)
     return parser
 

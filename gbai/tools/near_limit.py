@@ -10,8 +10,18 @@ import argparse
 from pathlib import Path
 
 from ..algorithms import resolve
-from ..studies.near_limit import (ALGORITHM, BAI_DELTAS, DELTAS, __doc__ as STUDY_DOC, bai_comparison, bai_summary,
-                                  bernoulli_ratios, beta_comparison, cost, error_rates)
+from ..studies.near_limit import (
+    ALGORITHM,
+    BAI_DELTAS,
+    DELTAS,
+    bai_comparison,
+    bai_summary,
+    bernoulli_ratios,
+    beta_comparison,
+    cost,
+    error_rates,
+)
+from ..studies.near_limit import __doc__ as STUDY_DOC
 
 __all__ = ["main"]
 

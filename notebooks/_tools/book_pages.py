@@ -32,6 +32,7 @@ import re
 from pathlib import Path
 
 from book_tables import fit_table, matching_dataset, printed_size
+
 from gbai.studies.results import MIMETYPE as RESULT_MIMETYPE
 
 __all__ = ["PAPER_URL", "book_links", "prepare_page", "plain_text"]
@@ -294,12 +295,14 @@ def _fit_tables(cells: list, stem: str, downloads: str, tables: dict[str, str], 
             elif dataset is not None:
                 whole = f"pandas prints it shortened; all {size[0]} rows and {size[1]} columns: {link}"
             else:
-                whole = f"pandas prints it shortened ({size[0]} rows and {size[1]} columns in all); the printed part: {link}"
+                whole = (f"pandas prints it shortened ({size[0]} rows and {size[1]} columns in all); "
+                         f"the printed part: {link}")
             output["data"]["text/html"] = f"<div>\n{fitted.html}\n</div>"
             if fitted.shown == "transposed":
                 shown = "The table above is shown transposed to fit the page (its rows are the notebook's columns)"
             else:
-                shown = f"The table above shows its first {fitted.columns_shown} of {fitted.columns} columns to fit the page"
+                shown = (f"The table above shows its first {fitted.columns_shown} of {fitted.columns} columns "
+                         "to fit the page")
             note = f"{shown}; {whole}."
             result.append(nbformat.v4.new_markdown_cell(note, metadata={"tags": ["table-note"]}))
     return result

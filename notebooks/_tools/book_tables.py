@@ -144,7 +144,8 @@ class Table:
 class _Rows(HTMLParser):
     def __init__(self):
         super().__init__()
-        self.rows: list[tuple[bool, list[tuple[str, str, int, int]]]] = []  # (in thead, [(tag, text, colspan, rowspan)])
+        # (in thead, [(tag, text, colspan, rowspan)])
+        self.rows: list[tuple[bool, list[tuple[str, str, int, int]]]] = []
         self.in_head = False
         self.cell: list | None = None
         self.tables = 0

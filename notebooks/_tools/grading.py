@@ -16,8 +16,17 @@ from pathlib import Path
 from common import require, select
 from course import CELL_TIMEOUT, failure_reason, grading_environment, nbgrader_api, open_gradebook, quiet
 from sandbox import DEFAULT_MEMORY_GB, Confinement, confinement
-from submissions import (CellIssue, Problem, Submission, assignment_cells, cell_issues, find_submissions,
-                         nbgrader_meta, read_notebook, record_failure)
+from submissions import (
+    CellIssue,
+    Problem,
+    Submission,
+    assignment_cells,
+    cell_issues,
+    find_submissions,
+    nbgrader_meta,
+    read_notebook,
+    record_failure,
+)
 from tables import export_grades, score_table
 
 __all__ = ["GradingReport", "answers_to_grade", "autograde", "grade_answer", "select_students"]

@@ -150,7 +150,8 @@ def execute_notebook(script: Path, target: Path, parameters: dict | None = None,
         code_cells = [cell for cell in source.cells if cell.cell_type == "code"]
         ran = [cell for cell in result.cells if cell.cell_type == "code"]
         if len(code_cells) != len(ran):
-            raise RuntimeError(f"{script.name}: executed notebook has {len(ran)} code cells, expected {len(code_cells)}")
+            raise RuntimeError(f"{script.name}: executed notebook has {len(ran)} code cells, "
+                               f"expected {len(code_cells)}")
         for original, done in zip(code_cells, ran):
             original.outputs = done.outputs
             original.execution_count = done.execution_count

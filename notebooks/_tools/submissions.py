@@ -246,8 +246,8 @@ def read_notebook(path: Path):
 
     try:
         notebook = nbformat.v4.reads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError, TypeError, AttributeError):  # a notebook nbgrader could not read was never graded
-        return None
+    except (OSError, UnicodeDecodeError, ValueError, TypeError, AttributeError):
+        return None  # a notebook nbgrader could not read was never graded
     return notebook if isinstance(notebook.get("cells"), list) else None
 
 
