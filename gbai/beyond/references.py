@@ -303,9 +303,9 @@ def _reference_pass(means, keys, exponents, model, deltas, max_samples, sampling
     ``sampling`` and ``stopping`` are codes in the order of :data:`SAMPLING_RULES` and
     :data:`STOPPING_RULES`. The stop is checked after every sample. Neither sampling
     rule looks at delta, so the run for a delta is the run that delta alone would give,
-    recorded when its stop holds (``counts`` is ``L x K``; ``rounds`` the first round and
-    then one per sample); the run ends when every
-    delta has stopped, or at the budget (answer NO_ANSWER). The ``"bets"`` statistic is
+    recorded when its stop holds (``counts`` is ``L x K``; ``rounds`` counts the first
+    round, then one per sample); the run ends when every delta has stopped, or at the
+    budget (answer NO_ANSWER). The ``"bets"`` statistic is
     screened at the level of the largest pending delta, the lowest: a value at or
     below it is a bound, and no pending delta stops on it, as none would alone.
     """
