@@ -217,7 +217,7 @@ paper:
 	@echo "paper/report.pdf rebuilt (log: $(PAPER_BUILD)/report.log)"
 
 benchmark: $(STAMP)
-	$(BIN)/python -m gbai.tools.benchmark
+	$(BIN)/gbai benchmark
 
 clean:
 	rm -rf build .cache

@@ -424,10 +424,9 @@ record_range("recommended.over-betting", level_free["ratio"], fmt=".3f",
 # samples; they differ early in a run and in the route chosen for a competitor that
 # has two. The ratios printed above measure what reading the level buys on these
 # instances. Not reading it costs nothing in correctness and lets a single run
-# serve every $\delta$ of a study, which is how notebook 11 and the near-limit study
-# (`python -m gbai.tools.near_limit --algorithm betting:sampling=level-free`) sweep
-# $\delta$. Notebook 13 measures it against the best proven algorithms of plain
-# best-arm identification and against the limit on every paper instance.
+# serve every $\delta$ of a study, which is how notebooks 11 and 13 sweep $\delta$.
+# Notebook 13 measures it against the best proven algorithms of plain best-arm
+# identification and against the limit on every paper instance.
 #
 # ## Exercises
 #

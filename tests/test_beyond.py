@@ -307,7 +307,7 @@ def test_betting_error_rate_within_delta(reward):
     # highest-mean arm, a close second arm with an attribute near the threshold, and an
     # infeasible instance. Seeded, so the outcome is fixed. The harder adversarial
     # instances (near ties, attributes 0.01 from the threshold, 2000 runs each) are
-    # too slow for `make test`; `python -m gbai.tools.near_limit` measures their error rates.
+    # too slow for `make test`; `gbai.studies.near_limit.error_rates` measures their error rates.
     instances = {
         "risky best mean": Instance([[0.6, 0.55], [0.9, 0.2], [0.45, 0.5]], 0.35),
         "close second": Instance([[0.7, 0.5], [0.6, 0.4], [0.2, 0.9]], 0.35),
@@ -386,13 +386,3 @@ def test_near_limit_tables_on_a_small_configuration():
     errors = near_limit.error_rates(n_runs=4, workers=1, cache_dir=None, rewards=("beta",))
     assert len(errors) == len(near_limit.adversarial_instances()) == 6
     assert (errors["errors"] <= errors["stopped"]).all() and (errors["upper_95"] > errors["error_rate"]).all()
-
-
-def test_near_limit_cli_rejects_bad_counts(tmp_path):
-    from gbai.tools import near_limit
-
-    for argv in (["--runs", "0"], ["--error-runs", "-1"], ["--workers", "0"], ["--only", "everything"],
-                 ["--algorithm", "no-such-algorithm"]):
-        with pytest.raises(SystemExit) as stop:
-            near_limit.main([*argv, "--out", str(tmp_path)])
-        assert stop.value.code == 2

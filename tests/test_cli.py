@@ -142,6 +142,9 @@ def test_run_text_and_bernoulli(capsys):
         ["run", "example", "--runs", "2"],
         ["run", "example", "--algorithm", "ae", "--runs", "2", "--delta", "0.1", "--seed", "0", "--reward", "x"],
         ["frobnicate"],
+        ["benchmark", "--runs", "0"],
+        ["benchmark", "--beyond", "betting", "no-such-algorithm"],
+        ["benchmark", "--everything"],
     ],
 )
 def test_bad_arguments_exit_2_with_one_line(capsys, argv):
@@ -150,6 +153,16 @@ def test_bad_arguments_exit_2_with_one_line(capsys, argv):
     assert captured.out == ""
     lines = captured.err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("gbai: error:")
+
+
+def test_benchmark_takes_every_option_its_pages_name():
+    # The results page names `gbai benchmark --scaling` and `--beyond`; the command once
+    # forwarded only --runs and --fast-repeat, so these failed as unknown arguments.
+    parsed = cli._parser().parse_args(["benchmark", "--scaling", "--lower-bounds", "--beyond",
+                                       "betting:sampling=level-free"])
+    assert parsed.scaling and parsed.lower_bounds and parsed.beyond == ["betting:sampling=level-free"]
+    assert cli._parser().parse_args(["benchmark", "--beyond"]).beyond == []  # the default algorithms
+    assert cli._parser().parse_args(["benchmark"]).beyond is None
 
 
 def test_python_dash_m_entry_point():

@@ -9,8 +9,7 @@
 * :mod:`gbai.studies.results`: the headline results, recorded by the notebooks
   (:func:`record`; ``notebooks/_tools/publish.py`` gathers and quotes them);
 * :mod:`gbai.studies.near_limit`: how close an algorithm comes to the limit, against
-  the plain best-arm references of :data:`gbai.algorithms.REFERENCES`
-  (``python -m gbai.tools.near_limit``).
+  the plain best-arm references of :data:`gbai.algorithms.REFERENCES` (notebook 13).
 
 Studies import the runs, the registry and the plots; nothing in the layers below
 imports them.

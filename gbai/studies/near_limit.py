@@ -1,22 +1,19 @@
 """How close Betting-GBAI (or another spec) comes to the limit: longer measurements than notebooks 11-12.
 
-Five studies, each a function returning a table; ``python -m gbai.tools.near_limit``
-runs them (about half an hour on two cores at the defaults for the first four; the
-best-arm part adds about 11 minutes on two cores), prints each as a Markdown table
-and writes it as a CSV file:
+Four studies, each a function returning a table (notebook 13 runs the first and the
+last; at the defaults the first three take about half an hour on two cores, the
+last about 11 minutes):
 
-* ``bernoulli_ratios.csv``: on every instance of experiments 1-3 and the varying-N
+* :func:`bernoulli_ratios`: on every instance of experiments 1-3 and the varying-N
   and varying-M tables, with Bernoulli rewards, mean samples over
   ``T*(mu) kl(delta, 1 - delta)`` (Bernoulli divergence), for each delta of
   :data:`DELTAS`;
-* ``beta_comparison.csv``: the paper's Beta rewards, Betting-GBAI against
+* :func:`beta_comparison`: the paper's Beta rewards, Betting-GBAI against
   CSS-LUCB+ on the same seeds, with the ratio to the ``K_inf`` limit of those laws
   (:func:`gbai.matching_divergence`);
-* ``error_rates.csv``: error rates at delta = 0.5 on the adversarial instances of
+* :func:`error_rates`: error rates at delta = 0.5 on the adversarial instances of
   :func:`adversarial_instances`, with the exact (Clopper-Pearson) 95% upper limit;
-* ``cost.csv``: wall time per run against CSS-LUCB (against Betting-GBAI for
-  another ``--algorithm``), and one run of a 500 x 20 instance;
-* ``bai_comparison.csv`` and ``bai_summary.csv``: Garivier & Kaufmann's plain
+* :func:`bai_comparison` and :func:`bai_summary`: Garivier & Kaufmann's plain
   best-arm instances (``M = 1``) at every delta of :data:`BAI_DELTAS`, against the
   proven references of :mod:`gbai.beyond.references` (Track-and-Stop and Top Two,
   each with the KT stop and with Garivier & Kaufmann's threshold), beside
@@ -31,20 +28,19 @@ runs.
 
 from __future__ import annotations
 
-import time
 from typing import Sequence
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..experiments import get_experiment, sweep_experiment
+from ..experiments import sweep_experiment
 from ..paper.instances import EXPERIMENT_TITLES
 from ..paper.model import Instance
-from ..simulation import run, run_seed, sweep
+from ..simulation import sweep
 
 __all__ = ["ALGORITHM", "BAI_DELTAS", "DELTAS", "REFERENCES", "adversarial_instances", "bai_comparison",
-           "bai_instances", "bai_summary", "bernoulli_ratios", "beta_comparison", "cost", "error_rates",
+           "bai_instances", "bai_summary", "bernoulli_ratios", "beta_comparison", "error_rates",
            "paired_limit"]
 
 #: The confidence levels of the Bernoulli table, from the paper's 0.1 down to 1e-10.
@@ -243,42 +239,4 @@ def bai_summary(table: pd.DataFrame) -> pd.DataFrame:
         for _, other in cell[cell["method"] != best].iterrows():
             row[f"{other['method']} / best"] = other["/ best proven"]
         rows.append(row)
-    return pd.DataFrame(rows)
-
-
-def _seconds_per_run(instance, algorithm, n_runs, seed, reward):
-    run(instance, algorithm, seed=run_seed(seed, 0), reward=reward)  # compile and warm up first
-    start = time.perf_counter()
-    for r in range(n_runs):
-        run(instance, algorithm, seed=run_seed(seed, r), reward=reward)
-    return (time.perf_counter() - start) / n_runs
-
-
-def cost(n_runs: int = 10, seed: int = 2024, reward: str = "beta", big: tuple[int, int] = (500, 20),
-         experiments: Sequence[str] = EXPERIMENTS, algorithm: str = ALGORITHM,
-         baseline: str = "css-lucb") -> pd.DataFrame:
-    """Seconds per run of an algorithm and a baseline (same seeds) on every paper instance, plus a big one.
-
-    The big instance has means uniform in [0.35, 0.9] and threshold 0.4 (seed 0),
-    the workload of ``gbai benchmark --scaling``; the baseline is not run on it.
-    Columns keep the default names (``betting``, ``css-lucb``) for any pair.
-    """
-
-    rows = []
-    for name in experiments:
-        experiment = get_experiment(name)
-        for size in (experiment.sizes or [None]):
-            for x in experiment.x_grid:
-                instance = experiment.instance(x, size)
-                betting = _seconds_per_run(instance, algorithm, n_runs, seed, reward)
-                paper = _seconds_per_run(instance, baseline, n_runs, seed, reward)
-                rows.append({"instance": instance.label, "betting_seconds": betting, "css-lucb_seconds": paper,
-                             "betting / css-lucb": betting / paper})
-    means = np.random.default_rng(0).uniform(0.35, 0.9, size=big)
-    instance = Instance(means, 0.4)
-    start = time.perf_counter()
-    result = run(instance, algorithm, seed=run_seed(seed, 0), reward=reward)
-    rows.append({"instance": f"random {big[0]} x {big[1]} (samples {result.samples}, stopped {result.stopped})",
-                 "betting_seconds": time.perf_counter() - start, "css-lucb_seconds": np.nan,
-                 "betting / css-lucb": np.nan})
     return pd.DataFrame(rows)

@@ -1,9 +1,10 @@
-"""Throughput benchmark of the two engines (``python -m gbai.tools.benchmark`` or ``gbai benchmark``).
+"""Throughput benchmark of the two engines and of the algorithms (``gbai benchmark``, ``make benchmark``).
 
 Runs CSS-LUCB on experiment 3 at x = 0.3 and experiment 1 at x = 0.31 with the
 same seeds in both engines, checks that the runs agree, and prints samples per
 second for the fast engine, for the step engine and their ratio. It measures one
-core: the runs are played one after the other in this process. With
+core: the runs are played one after the other in this process. With ``--beyond``
+it also times algorithms against CSS-LUCB (:func:`benchmark_beyond`); with
 ``--lower-bounds`` it also times the best response and the characteristic time
 (:func:`benchmark_lower_bounds`); with ``--scaling`` it times the certified
 characteristic time on random instances from 5 x 5 to 500 x 20
@@ -12,7 +13,6 @@ characteristic time on random instances from 5 x 5 to 500 x 20
 
 from __future__ import annotations
 
-import argparse
 import time
 
 import numpy as np
@@ -69,12 +69,14 @@ BEYOND_WORKLOADS = (("exp1", 0.35), ("exp1", 0.31), ("exp2", 0.6), ("exp3", 0.3)
 BEYOND_ALGORITHMS = ("css-lucb-plus", "lma-glr", "betting")
 
 
-def benchmark_beyond(runs: int = 20, sweep_runs: int = 200, workers: int = 2) -> tuple[list[dict], list[dict]]:
-    """Wall time per run of the new algorithms against CSS-LUCB, and one sweep's duration.
+def benchmark_beyond(algorithms: tuple[str, ...] = BEYOND_ALGORITHMS, runs: int = 20, sweep_runs: int = 200,
+                     workers: int = 2, reward: str = "beta") -> tuple[list[dict], list[dict]]:
+    """Wall time per run and per sample of ``algorithms`` against CSS-LUCB, and one sweep's duration.
 
-    Returns ``(per_run, sweeps)``: for each workload, the mean seconds per run of
-    each algorithm (same seeds) and its ratio to CSS-LUCB; then, for each new
-    algorithm, the seconds a ``sweep_runs``-run sweep of experiment 1 at x = 0.35
+    Returns ``(per_run, sweeps)``: for each workload of :data:`BEYOND_WORKLOADS` and
+    each algorithm (CSS-LUCB first, same seeds), the mean seconds per run, the
+    nanoseconds per sample and the ratio of seconds per run to CSS-LUCB's; then, for
+    each algorithm, the seconds a ``sweep_runs``-run sweep of experiment 1 at x = 0.35
     takes on ``workers`` processes, without the cache.
     """
     from ..simulation import run_seed, sweep
@@ -82,21 +84,21 @@ def benchmark_beyond(runs: int = 20, sweep_runs: int = 200, workers: int = 2) ->
     per_run = []
     for name, x in BEYOND_WORKLOADS:
         instance = paper_instance(name, x)
-        row = {"workload": f"{name} x={x}"}
-        for algorithm in ("css-lucb", *BEYOND_ALGORITHMS):
-            run(instance, algorithm, seed=0)  # load the compiled kernel before timing
+        baseline = None
+        for algorithm in ("css-lucb", *algorithms):
+            run(instance, algorithm, seed=0, reward=reward)  # load the compiled kernel before timing
             start = time.perf_counter()
-            for r in range(runs):
-                run(instance, algorithm, seed=run_seed(0, r))
-            row[algorithm] = (time.perf_counter() - start) / runs
-        for algorithm in BEYOND_ALGORITHMS:
-            row[f"{algorithm} / css-lucb"] = row[algorithm] / row["css-lucb"]
-        per_run.append(row)
+            samples = sum(run(instance, algorithm, seed=run_seed(0, r), reward=reward).samples for r in range(runs))
+            seconds = (time.perf_counter() - start) / runs
+            baseline = baseline or seconds
+            per_run.append({"workload": f"{name} x={x}", "algorithm": algorithm, "seconds_per_run": seconds,
+                            "ns_per_sample": 1e9 * seconds * runs / samples, "over_css_lucb": seconds / baseline})
     sweeps = []
     instance = paper_instance("exp1", 0.35)
-    for algorithm in BEYOND_ALGORITHMS:
+    for algorithm in algorithms:
         start = time.perf_counter()
-        sweep(instance, [algorithm], n_runs=sweep_runs, workers=workers, cache_dir=None, progress=False)
+        sweep(instance, [algorithm], n_runs=sweep_runs, reward=reward, workers=workers, cache_dir=None,
+              progress=False)
         sweeps.append({"algorithm": algorithm, "runs": sweep_runs, "workers": workers,
                        "seconds": time.perf_counter() - start})
     return per_run, sweeps
@@ -209,47 +211,3 @@ def benchmark_scaling(sizes=SCALING_SIZES, seed: int = 0, divergence: str = "ber
     if verbose:
         print(f"fitted exponent: time ~ (N M)^{exponent:.2f}")
     return {"rows": rows, "exponent": exponent}
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="gbai benchmark", description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=2, help="seeds per workload (default 2)")
-    parser.add_argument("--fast-repeat", type=int, default=20, help="repetitions of the fast runs (default 20)")
-    parser.add_argument("--beyond", action="store_true",
-                        help="also time the algorithms beyond the paper (notebooks 10-12) against CSS-LUCB")
-    parser.add_argument("--lower-bounds", action="store_true",
-                        help="also time the best response and the characteristic time")
-    parser.add_argument("--scaling", action="store_true",
-                        help="only time the certified T* on random instances from 5 x 5 to 500 x 20")
-    args = parser.parse_args(argv)
-    if args.scaling:
-        benchmark_scaling()
-        return 0
-    if args.runs < 1 or args.fast_repeat < 1:
-        parser.error("--runs and --fast-repeat must be positive")
-    print(f"{'workload':<32} {'mean samples':>13} {'fast [samples/s]':>17} {'step [samples/s]':>17} "
-          f"{'ratio':>7}  agree")
-    for row in benchmark(args.runs, args.fast_repeat):
-        print(
-            f"{row['workload']:<32} {row['mean_samples']:>13,.0f} {row['fast_samples_per_s']:>17.3e} "
-            f"{row['step_samples_per_s']:>17.3e} {row['ratio']:>7.0f}  {row['engines_agree']}"
-        )
-    if args.beyond:
-        per_run, sweeps = benchmark_beyond()
-        print(f"\n{'seconds per run':<16} {'css-lucb':>10}" + "".join(f" {a:>14}" for a in BEYOND_ALGORITHMS)
-              + "".join(f" {a + '/css':>18}" for a in BEYOND_ALGORITHMS))
-        for row in per_run:
-            print(f"{row['workload']:<16} {row['css-lucb']:>10.4f}"
-                  + "".join(f" {row[a]:>14.4f}" for a in BEYOND_ALGORITHMS)
-                  + "".join(f" {row[a + ' / css-lucb']:>18.2f}" for a in BEYOND_ALGORITHMS))
-        for row in sweeps:
-            print(f"{row['runs']}-run sweep of exp1 x=0.35, {row['algorithm']}, {row['workers']} workers: "
-                  f"{row['seconds']:.1f} s")
-    if args.lower_bounds:
-        print()
-        benchmark_lower_bounds()
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -299,10 +299,28 @@ def _run(args: argparse.Namespace) -> dict:
 
 
 def _benchmark(args: argparse.Namespace) -> None:
-    from .benchmark import main as benchmark_main
+    import pandas as pd
 
-    benchmark_main(["--runs", str(args.runs), "--fast-repeat", str(args.fast_repeat)]
-                   + (["--beyond"] if args.beyond else []))
+    from . import benchmark
+
+    if args.scaling:
+        benchmark.benchmark_scaling()
+        return
+    print(f"{'workload':<32} {'mean samples':>13} {'fast [samples/s]':>17} {'step [samples/s]':>17} "
+          f"{'ratio':>7}  agree")
+    for row in benchmark.benchmark(args.runs, args.fast_repeat):
+        print(f"{row['workload']:<32} {row['mean_samples']:>13,.0f} {row['fast_samples_per_s']:>17.3e} "
+              f"{row['step_samples_per_s']:>17.3e} {row['ratio']:>7.0f}  {row['engines_agree']}")
+    if args.beyond is not None:
+        per_run, sweeps = benchmark.benchmark_beyond(tuple(args.beyond) or benchmark.BEYOND_ALGORITHMS)
+        print()
+        print(pd.DataFrame(per_run).to_string(index=False, float_format=lambda value: f"{value:.4g}"))
+        for row in sweeps:
+            print(f"{row['runs']}-run sweep of exp1 x=0.35, {row['algorithm']}, {row['workers']} workers: "
+                  f"{row['seconds']:.1f} s")
+    if args.lower_bounds:
+        print()
+        benchmark.benchmark_lower_bounds()
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -333,11 +351,17 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     run.set_defaults(handler=_run)
 
-    bench = commands.add_parser("benchmark", help="samples per second of the fast and the step engine")
-    bench.add_argument("--runs", type=_positive_int, default=2)
-    bench.add_argument("--fast-repeat", type=_positive_int, default=20)
-    bench.add_argument("--beyond", action="store_true",
-                       help="also time the algorithms beyond the paper (notebooks 10-12)")
+    bench = commands.add_parser("benchmark", help="samples per second of the fast and the step engine, and more")
+    bench.add_argument("--runs", type=_positive_int, default=2, help="seeds per workload (default 2)")
+    bench.add_argument("--fast-repeat", type=_positive_int, default=20,
+                       help="repetitions of the fast engine's runs (default 20)")
+    bench.add_argument("--beyond", nargs="*", type=_algorithm, metavar="ALGORITHM",
+                       help="also time these algorithms (default: css-lucb-plus lma-glr betting) against "
+                            "CSS-LUCB, per run and per sample")
+    bench.add_argument("--lower-bounds", action="store_true",
+                       help="also time the best response and the characteristic time")
+    bench.add_argument("--scaling", action="store_true",
+                       help="only time the certified T* on random instances from 5 x 5 to 500 x 20")
     bench.set_defaults(handler=_benchmark)
     return parser
 
