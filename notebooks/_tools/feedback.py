@@ -15,7 +15,7 @@ import os
 import shutil
 from pathlib import Path
 
-from common import MissingPrerequisite, require, select
+from common import copy_mathjax, mathjax_folder, require, select
 from course import failure_reason, grading_environment, nbgrader_api, quiet
 from grading import select_students
 from submissions import cell_issues, exercise_of, not_graded, read_notebook
@@ -27,17 +27,6 @@ TEMPLATES = Path(__file__).resolve().parent / "feedback_template"
 #: What a feedback page needs from MathJax 3's es5 build: the TeX input with every
 #: extension bundled and the HTML output, and that output's fonts.
 _MATHJAX_PARTS = ("tex-chtml-full.js", "output/chtml/fonts/woff-v2")
-
-
-def _mathjax_folder() -> Path:
-    import importlib.util
-
-    spec = importlib.util.find_spec("mathjax")
-    folder = Path(spec.origin).parent / "static" / "mathjax" / "es5" if spec and spec.origin else None
-    if folder is None or not (folder / _MATHJAX_PARTS[0]).exists():
-        raise MissingPrerequisite("make feedback needs MathJax 3 from the package django-static-mathjax: "
-                                  "run `make install` or pip install -e '.[classroom]'")
-    return folder
 
 
 def _link_tree(source: Path, target: Path) -> None:
@@ -56,18 +45,11 @@ def _link_tree(source: Path, target: Path) -> None:
         shutil.copy2(source, target)
 
 
-def _install_mathjax(course: Path, pages: Path) -> None:
-    """Put MathJax in ``pages/mathjax/`` from one master copy in ``.grading/mathjax``."""
+def _install_mathjax(course: Path, pages: Path, mathjax: Path) -> None:
+    """Put MathJax in ``pages/mathjax/`` from one master copy in ``.grading/mathjax`` (made from ``mathjax``)."""
     master = course / ".grading" / "mathjax"
     if not (master / _MATHJAX_PARTS[0]).exists():
-        source = _mathjax_folder()
-        for part in _MATHJAX_PARTS:
-            if (source / part).is_dir():
-                shutil.copytree(source / part, master / part, dirs_exist_ok=True)
-            else:
-                master.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(source / part, master / part)
-        shutil.copy2(source.parent / "LICENSE", master / "LICENSE")
+        copy_mathjax(mathjax, _MATHJAX_PARTS, master)
     _link_tree(master, pages / "mathjax")
 
 
@@ -214,7 +196,7 @@ def generate_feedback(course: Path, assignments: list[str] | None = None,
                and (item.assignment in chosen_assignments or (item.assignment is None and not assignments))]
     if not todo and not refused:
         raise FileNotFoundError("nothing autograded matches the selection")
-    _mathjax_folder()
+    mathjax = mathjax_folder(_MATHJAX_PARTS, "make feedback", "classroom")
     grading_environment(course)
     nbgrader_templates = Path(nbgrader.__file__).parent / "server_extensions" / "formgrader" / "templates"
     api = nbgrader_api(course)
@@ -237,7 +219,7 @@ def generate_feedback(course: Path, assignments: list[str] | None = None,
             if not result.get("success"):
                 raise RuntimeError(f"feedback of {student}/{assignment}: {failure_reason(result)}")
             folder = course / "feedback" / student / assignment
-            _install_mathjax(course, folder)
+            _install_mathjax(course, folder, mathjax)
             pages.extend(sorted(folder.glob("*.html")))
     for student in chosen_students:  # a page for files no assignment claims is rewritten from scratch
         shutil.rmtree(course / "feedback" / student / "not-graded", ignore_errors=True)
