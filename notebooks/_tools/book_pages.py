@@ -32,6 +32,7 @@ import re
 from pathlib import Path
 
 from book_tables import fit_table, matching_dataset, printed_size
+from common import nbgrader_meta
 
 from gbai.studies.results import MIMETYPE as RESULT_MIMETYPE
 
@@ -161,10 +162,6 @@ def book_links(markdown: str, folder: Path, stems: set[str]) -> str:
     return "".join(part if index % 2 else _LINK.sub(rewrite, part) for index, part in enumerate(parts))
 
 
-def _nbgrader(cell) -> dict:
-    return cell.get("metadata", {}).get("nbgrader", {})
-
-
 def _clean(cell):
     cell = copy.deepcopy(cell)
     cell.metadata.pop("nbgrader", None)
@@ -176,7 +173,7 @@ def _exercises(cells: list) -> list:
     """Join each solution cell with the check after it; box the written answers."""
     result = []
     for cell in cells:
-        grading = _nbgrader(cell)
+        grading = nbgrader_meta(cell)
         if cell.cell_type == "code" and grading.get("grade") and result and "solution" in result[-1].metadata.get(
                 "tags", []) and result[-1].cell_type == "code":
             solution, check = result[-1], _clean(cell)

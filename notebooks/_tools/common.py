@@ -15,8 +15,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
-__all__ = ["MissingPrerequisite", "copy_mathjax", "ipc_prefix", "mathjax_folder", "notebook_scripts", "require",
-           "select"]
+__all__ = ["MissingPrerequisite", "copy_mathjax", "ipc_prefix", "mathjax_folder", "nbgrader_meta", "notebook_scripts",
+           "require", "select"]
 
 
 def select(names: list[str] | None, known: list[str], what: str) -> list[str]:
@@ -34,6 +34,11 @@ def notebook_scripts(folder: Path, names: list[str] | None = None) -> list[Path]
     """The numbered percent scripts of ``folder`` (optionally those whose stem starts with a name)."""
     scripts = {path.stem: path for path in sorted(folder.glob("[0-9][0-9]_*.py"))}
     return [scripts[stem] for stem in select(names, list(scripts), "notebook")]
+
+
+def nbgrader_meta(cell) -> dict:
+    """A cell's nbgrader metadata (empty for a cell nbgrader does not know)."""
+    return cell.get("metadata", {}).get("nbgrader", {})
 
 
 def ipc_prefix() -> str:

@@ -15,7 +15,7 @@ import os
 import shutil
 from pathlib import Path
 
-from common import copy_mathjax, mathjax_folder, require, select
+from common import copy_mathjax, mathjax_folder, nbgrader_meta, require, select
 from course import failure_reason, grading_environment, nbgrader_api, quiet
 from grading import select_students
 from submissions import cell_issues, exercise_of, not_graded, read_notebook
@@ -86,16 +86,16 @@ def _preprocessors(course: Path):
             source = read_notebook(course / "source" / assignment / f"{assignment}.ipynb")
             for issue in (issue for issue in issues
                           if issue.kind == "deleted" and issue.points is not None and source is not None):
-                ids = [cell.metadata.get("nbgrader", {}).get("grade_id") for cell in source.cells]
+                ids = [nbgrader_meta(cell).get("grade_id") for cell in source.cells]
                 position = ids.index(issue.cell)
-                present = [cell.metadata.get("nbgrader", {}).get("grade_id") for cell in nb.cells]
+                present = [nbgrader_meta(cell).get("grade_id") for cell in nb.cells]
                 before = next((present.index(grade_id) for grade_id in reversed(ids[:position])
                                if grade_id and grade_id in present), -1)
                 nb.cells.insert(before + 1, _placeholder(source.cells[position]))
             for issue in (issue for issue in issues
                           if issue.kind in ("timeout", "kernel died") and issue.exercise is not None):
                 for cell in nb.cells:
-                    meta = cell.metadata.get("nbgrader", {})
+                    meta = nbgrader_meta(cell)
                     if meta.get("grade") and cell.cell_type == "code" and exercise_of(cell) == issue.exercise:
                         meta.setdefault("gbai_notes", []).append(issue.reason)
             order = {"kernel died": 0, "timeout": 0, "deleted": 1, "edited": 2}

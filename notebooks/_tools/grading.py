@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from common import require, select
+from common import nbgrader_meta, require, select
 from course import CELL_TIMEOUT, failure_reason, grading_environment, nbgrader_api, open_gradebook, quiet
 from sandbox import DEFAULT_MEMORY_GB, Confinement, confinement
 from submissions import (
@@ -23,7 +23,6 @@ from submissions import (
     assignment_cells,
     cell_issues,
     find_submissions,
-    nbgrader_meta,
     read_notebook,
     record_failure,
 )

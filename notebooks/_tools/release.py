@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from common import notebook_scripts, require
+from common import nbgrader_meta, notebook_scripts, require
 from course import CELL_TIMEOUT, COURSE_ID, failure_reason, grading_environment, nbgrader_api, quiet
 
 __all__ = ["instructor_notebook", "make_assignments", "notebook_points", "student_header"]
@@ -71,7 +71,7 @@ def notebook_points(notebook) -> tuple[float, float]:
     """Points of the automatic tests and of the written answers of a notebook."""
     auto = written = 0.0
     for cell in notebook.cells:
-        meta = cell.metadata.get("nbgrader", {})
+        meta = nbgrader_meta(cell)
         if meta.get("grade"):
             if cell.cell_type == "code" and not meta.get("solution"):
                 auto += float(meta.get("points", 0))
@@ -112,7 +112,7 @@ def instructor_notebook(script: Path):
         raise ValueError(f"{script.name}: the parameters cell has no line `quick = False`")
     cell.source = source
     cell.metadata["nbgrader"] = dict(_LOCKED, grade_id=f"{script.stem}_parameters")
-    graded = [c for c in notebook.cells if c.metadata.get("nbgrader", {}).get("grade")]
+    graded = [c for c in notebook.cells if nbgrader_meta(c).get("grade")]
     if not graded:
         raise ValueError(f"{script.name}: no graded exercise (nbgrader metadata) found")
     notebook.cells = student_header(script.stem, notebook) + notebook.cells

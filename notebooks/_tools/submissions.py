@@ -22,11 +22,12 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from common import nbgrader_meta
 from course import TIMEOUT_ERROR, open_gradebook
 from sandbox import KERNEL_DIED
 
 __all__ = ["EXERCISE", "CellIssue", "NotGraded", "Problem", "Submission", "assignment_cells", "cell_issues",
-           "exercise_of", "find_submissions", "nbgrader_meta", "not_graded", "notebook_cell_ids", "read_notebook",
+           "exercise_of", "find_submissions", "not_graded", "notebook_cell_ids", "read_notebook",
            "record_failure", "untouched"]
 
 
@@ -79,8 +80,8 @@ def untouched(path: Path) -> bool:
         notebook = nbformat.read(path, as_version=4)
     except Exception:  # an unreadable file has no answers to grade
         return True
-    answers = [cell for cell in notebook.cells if cell.metadata.get("nbgrader", {}).get("solution")
-               and "checksum" in cell.metadata.get("nbgrader", {})]
+    answers = [cell for cell in notebook.cells if nbgrader_meta(cell).get("solution")
+               and "checksum" in nbgrader_meta(cell)]
     return bool(answers) and all(cell.metadata.nbgrader["checksum"] == compute_checksum(cell) for cell in answers)
 
 
@@ -190,11 +191,6 @@ def find_submissions(submitted: Path, assignments: dict[str, set[str]]) -> tuple
 
 
 EXERCISE = re.compile(r"_ex(\d+)_")
-
-
-def nbgrader_meta(cell) -> dict:
-    """A cell's nbgrader metadata (empty for a cell nbgrader does not know)."""
-    return cell.get("metadata", {}).get("nbgrader", {})
 
 
 def exercise_of(cell) -> int | None:
