@@ -18,11 +18,11 @@ import sys
 import warnings
 from pathlib import Path
 
-from common import ipc_prefix
+from common import ipc_prefix, require
 from sandbox import Confinement, grading_execute
 
-__all__ = ["CELL_TIMEOUT", "COURSE_ID", "TIMEOUT_ERROR", "failure_reason", "grading_environment", "nbgrader_api",
-           "open_gradebook", "quiet"]
+__all__ = ["CELL_TIMEOUT", "COURSE_ID", "TIMEOUT_ERROR", "course_folder", "failure_reason", "grading_environment",
+           "nbgrader_api", "open_gradebook", "quiet"]
 
 
 COURSE_ID = "gbai"
@@ -31,6 +31,15 @@ COURSE_ID = "gbai"
 CELL_TIMEOUT = 300
 #: The error nbgrader records in a cell stopped at the time limit.
 TIMEOUT_ERROR = "CellTimeoutError"
+
+
+def course_folder(course: Path, command: str, gradebook: bool = True) -> Path:
+    """``course`` resolved for ``command``; raises unless nbgrader and (``gradebook``) the gradebook are there."""
+    require({"nbgrader": "nbgrader"}, "classroom", command)
+    course = Path(course).resolve()
+    if gradebook and not (course / "gradebook.db").exists():
+        raise FileNotFoundError(f"no gradebook in {course}: run `make assignments` first")
+    return course
 
 
 def grading_environment(course: Path) -> None:

@@ -15,8 +15,8 @@ import os
 import shutil
 from pathlib import Path
 
-from common import copy_mathjax, mathjax_folder, nbgrader_meta, require, select
-from course import failure_reason, grading_environment, nbgrader_api, quiet
+from common import copy_mathjax, mathjax_folder, nbgrader_meta, select
+from course import course_folder, failure_reason, grading_environment, nbgrader_api, quiet
 from grading import select_students
 from submissions import cell_issues, exercise_of, not_graded, read_notebook
 from tables import score_table, shown_path
@@ -174,13 +174,12 @@ def generate_feedback(course: Path, assignments: list[str] | None = None,
 
     A notebook handed in but not graded gets a page too, saying why and what to do.
     """
-    require({"nbgrader": "nbgrader"}, "classroom", "make feedback")
+    course = course_folder(course, "make feedback", gradebook=False)
     import nbgrader
     from nbgrader.converters import GenerateFeedback
     from nbgrader.utils import capture_log, temp_attrs
     from traitlets.config import Config
 
-    course = course.resolve()
     graded = sorted((path.parent.name, path.name) for path in (course / "autograded").glob("*/*") if path.is_dir())
     refused = not_graded(course) if (course / "gradebook.db").exists() else []
     if not graded and not refused:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from common import nbgrader_meta, notebook_scripts, require
-from course import CELL_TIMEOUT, COURSE_ID, failure_reason, grading_environment, nbgrader_api, quiet
+from common import nbgrader_meta, notebook_scripts
+from course import CELL_TIMEOUT, COURSE_ID, course_folder, failure_reason, grading_environment, nbgrader_api, quiet
 
 __all__ = ["instructor_notebook", "make_assignments", "notebook_points", "student_header"]
 
@@ -129,10 +129,9 @@ def make_assignments(notebooks: Path, course: Path, names: list[str] | None = No
     ANSWER HERE``, hidden tests removed, the visible ones kept and locked) and
     ``gradebook.db`` the exercises with their points.
     """
-    require({"nbgrader": "nbgrader"}, "classroom", "make assignments")
+    course = course_folder(course, "make assignments", gradebook=False)
     import nbformat
 
-    course = course.resolve()
     scripts = notebook_scripts(notebooks, names)
     course.mkdir(parents=True, exist_ok=True)
     (course / "nbgrader_config.py").write_text(_NBGRADER_CONFIG)
