@@ -96,8 +96,9 @@ def plain_text(markdown: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
-def _outside_protected(text: str, rewrite) -> str:
-    parts = _PROTECTED.split(text)
+def _outside(pattern: re.Pattern, text: str, rewrite) -> str:
+    """``text`` with ``rewrite`` applied to what lies outside the matches of ``pattern`` (one group)."""
+    parts = pattern.split(text)
     return "".join(part if index % 2 else rewrite(part) for index, part in enumerate(parts))
 
 
@@ -124,7 +125,7 @@ def _link_prose(text: str, stem: str, stems: dict[int, str]) -> str:
             part = re.sub(rf"({authors})(\s+\(?){year}\b", rf"\1\2{{cite:year}}`{key}`", part)
         return part
 
-    return _outside_protected(text, rewrite)
+    return _outside(_PROTECTED, text, rewrite)
 
 
 # A Markdown link (not an image) whose text may hold inline code or one level of brackets.
@@ -158,8 +159,7 @@ def book_links(markdown: str, folder: Path, stems: set[str]) -> str:
             return f"[{text}]({resolved.stem}.ipynb{'#' + anchor if anchor else ''})"
         return text
 
-    parts = _FENCE.split(markdown)
-    return "".join(part if index % 2 else _LINK.sub(rewrite, part) for index, part in enumerate(parts))
+    return _outside(_FENCE, markdown, lambda part: _LINK.sub(rewrite, part))
 
 
 def _clean(cell):

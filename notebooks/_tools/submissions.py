@@ -281,16 +281,13 @@ def cell_issues(course: Path, student: str, assignment: str) -> list[CellIssue]:
     for index, cell in enumerate(source.cells):
         meta = nbgrader_meta(cell)
         if (meta.get("grade") or meta.get("locked")) and meta["grade_id"] not in present:
-            if meta.get("grade"):
-                where = _describe(cell, index)
-                issues.append(CellIssue("deleted", meta["grade_id"], where, exercise_of(cell),
-                                        f"{where}: deleted from the notebook handed in, not run: 0 points",
-                                        float(meta.get("points", 0))))
-            else:  # nbgrader restores an edited read-only cell, not a deleted one
-                where = f"read-only cell {meta['grade_id']}"
-                issues.append(CellIssue("deleted", meta["grade_id"], where, exercise_of(cell),
-                                        f"{where}: deleted from the notebook handed in, so the cells after it "
-                                        f"ran without it"))
+            scored = bool(meta.get("grade"))
+            # nbgrader restores an edited read-only cell, not a deleted one.
+            where = _describe(cell, index) if scored else f"read-only cell {meta['grade_id']}"
+            outcome = "not run: 0 points" if scored else "so the cells after it ran without it"
+            issues.append(CellIssue("deleted", meta["grade_id"], where, exercise_of(cell),
+                                    f"{where}: deleted from the notebook handed in, {outcome}",
+                                    float(meta.get("points", 0)) if scored else None))
     handed_in = read_notebook(course / ".grading" / "submitted" / student / assignment / f"{assignment}.ipynb")
     for index, cell in enumerate(handed_in.cells if handed_in is not None else []):
         meta = nbgrader_meta(cell)
