@@ -52,16 +52,13 @@ def public_api() -> dict[str, str]:
 
 def api_page(public: dict[str, str]) -> str:
     """The API page: an autosummary table (with one page per entry) for each module of :data:`API_MODULES`."""
-    def table(module: str, names: list[str]) -> str:
-        rows = "\n".join(f"   {name}" for name in sorted(names, key=str.lower))
-        return (f"```{{eval-rst}}\n.. currentmodule:: {module}\n\n.. autosummary::\n   :toctree: api\n"
-                f"   :nosignatures:\n\n{rows}\n```\n")
-
     sections = []
     for module, heading in API_MODULES.items():
         names = [name for name, target in public.items() if target == f"{module}.{name}"]
         if names:
-            sections.append(f"## {heading}\n\n" + table(module, names))
+            rows = "\n".join(f"   {name}" for name in sorted(names, key=str.lower))
+            sections.append(f"## {heading}\n\n```{{eval-rst}}\n.. currentmodule:: {module}\n\n.. autosummary::\n"
+                            f"   :toctree: api\n   :nosignatures:\n\n{rows}\n```\n")
     return ("# API reference\n\nThe public API of `gbai`, built from the docstrings: what `import gbai` "
             "provides, the studies that turn sweeps into figures and claims, then the plotting helpers. The "
             "notebooks link each name here where they first use it.\n\n" + "\n".join(sections))

@@ -19,9 +19,9 @@ from common import copy_mathjax, mathjax_folder, nbgrader_meta, select
 from course import course_folder, failure_reason, grading_environment, nbgrader_api, quiet
 from grading import select_students
 from submissions import cell_issues, exercise_of, not_graded, read_notebook
-from tables import score_table, shown_path
+from tables import shown_path
 
-__all__ = ["generate_feedback", "not_graded_page", "pending_answers"]
+__all__ = ["generate_feedback", "not_graded_page"]
 
 TEMPLATES = Path(__file__).resolve().parent / "feedback_template"
 #: What a feedback page needs from MathJax 3's es5 build: the TeX input with every
@@ -29,16 +29,10 @@ TEMPLATES = Path(__file__).resolve().parent / "feedback_template"
 _MATHJAX_PARTS = ("tex-chtml-full.js", "output/chtml/fonts/woff-v2")
 
 
-def _link_tree(source: Path, target: Path) -> None:
-    """Copy ``source`` to ``target`` as hard links (a plain copy across file systems)."""
-    if source.is_dir():
-        target.mkdir(parents=True, exist_ok=True)
-        for child in source.iterdir():
-            _link_tree(child, target / child.name)
-        return
-    target.parent.mkdir(parents=True, exist_ok=True)
-    if target.exists():
-        target.unlink()
+def _link(source: str, target: str) -> None:
+    """Put a hard link to the file ``source`` at ``target`` (a plain copy across file systems)."""
+    if os.path.exists(target):
+        os.unlink(target)
     try:
         os.link(source, target)
     except OSError:
@@ -50,7 +44,7 @@ def _install_mathjax(course: Path, pages: Path, mathjax: Path) -> None:
     master = course / ".grading" / "mathjax"
     if not (master / _MATHJAX_PARTS[0]).exists():
         copy_mathjax(mathjax, _MATHJAX_PARTS, master)
-    _link_tree(master, pages / "mathjax")
+    shutil.copytree(master, pages / "mathjax", copy_function=_link, dirs_exist_ok=True)
 
 
 #: What a placeholder for a deleted graded cell says where the cell was.
@@ -114,14 +108,6 @@ def _preprocessors(course: Path):
                 and not cell.metadata.nbgrader.get("gbai_deleted"))
 
     return [MarkIssues, GetGradesAndStatus, CSSHTMLHeaderPreprocessor]
-
-
-def pending_answers(course: Path, submissions: list[tuple[str, str]]) -> int:
-    """How many written answers of these (student, assignment) submissions await the teacher."""
-    scores = score_table(course)
-    keys = set(submissions)
-    mine = scores[[key in keys for key in zip(scores["student"], scores["assignment"])]]
-    return int((mine["status"] == "to grade").sum())
 
 
 #: What a student whose notebook was refused should do, by the start of the reason.

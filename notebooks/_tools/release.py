@@ -62,11 +62,6 @@ if not os.environ.get("GBAI_FIGURES_DIR"):
     os.environ["GBAI_FIGURES_DIR"] = os.path.abspath("figures")"""
 
 
-def _check(result: dict, what: str) -> None:
-    if not result.get("success"):
-        raise RuntimeError(f"nbgrader {what} failed: {failure_reason(result)}")
-
-
 def notebook_points(notebook) -> tuple[float, float]:
     """Points of the automatic tests and of the written answers of a notebook."""
     auto = written = 0.0
@@ -144,6 +139,8 @@ def make_assignments(notebooks: Path, course: Path, names: list[str] | None = No
             folder = course / "source" / name
             folder.mkdir(parents=True, exist_ok=True)
             nbformat.write(instructor_notebook(script), folder / f"{name}.ipynb")
-            _check(api.generate_assignment(name, force=True, create=True), f"generate_assignment {name}")
+            result = api.generate_assignment(name, force=True, create=True)
+            if not result.get("success"):
+                raise RuntimeError(f"nbgrader generate_assignment {name} failed: {failure_reason(result)}")
             made.append(name)
     return made
