@@ -86,6 +86,9 @@ def nbgrader_api(course: Path, submitted: Path | None = None, timeout: int = CEL
     if submitted is not None:
         config.CourseDirectory.submitted_directory = str(submitted.relative_to(course))
     config.Execute.timeout = timeout
+    # nbgrader gives up on a notebook when a cell's last outputs come over 4 s (nbclient's default)
+    # after its reply, as they can on a machine busy with other kernels: wait up to a minute.
+    config.Execute.iopub_timeout = 60
     # The error stored in a cell stopped at the limit says so in words (nbgrader's own
     # says "No reply from kernel"), since it ends up on the student's feedback page.
     stopped = f"timed out: stopped after {timeout} s, the time limit per cell"
