@@ -1,8 +1,7 @@
 """Grading: submissions by nbgrader (``make autograde``), written answers by the teacher (``make grade-answer``).
 
 Grading works on a copy of each submission under ``.grading/submitted/`` (the file given
-the name nbgrader expects), so ``submitted/`` is never changed, and each notebook
-runs in the sandbox of :mod:`sandbox` when bubblewrap is installed.
+the name nbgrader expects), so ``submitted/`` is never changed.
 """
 
 from __future__ import annotations

@@ -117,12 +117,10 @@ def instructor_notebook(script: Path):
 
 
 def make_assignments(notebooks: Path, course: Path, names: list[str] | None = None) -> list[str]:
-    """Write the nbgrader course: one assignment per notebook; returns the assignment names.
+    """Write the nbgrader course (laid out as :mod:`course` says): one assignment per notebook; returns their names.
 
-    ``course/source/NN_name/NN_name.ipynb`` is the instructor version, ``release/`` the
-    student version (solutions replaced by ``raise NotImplementedError()`` or ``YOUR
-    ANSWER HERE``, hidden tests removed, the visible ones kept and locked) and
-    ``gradebook.db`` the exercises with their points.
+    A student version has its solutions replaced by ``raise NotImplementedError()`` or
+    ``YOUR ANSWER HERE``, its hidden tests removed and the visible ones kept and locked.
     """
     course = course_folder(course, "make assignments", gradebook=False)
     import nbformat

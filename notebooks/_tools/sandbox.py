@@ -16,9 +16,7 @@ Where bwrap is missing or cannot start (macOS, a Linux that denies user namespac
 grading still runs, unconfined, and says so.
 
 :class:`GradingExecute` is the nbgrader ``Execute`` preprocessor that grading uses:
-it starts the kernel confined when it can, and when the kernel dies in a cell it
-records that in the cell, starts a new kernel, runs the cells before again (their
-outputs kept as they were) and goes on with the rest.
+confined when it can be, and going on after a kernel that dies in a cell.
 """
 
 from __future__ import annotations
