@@ -180,18 +180,16 @@ def _exercises(cells: list) -> list:
             solution.source = f"{solution.source}\n\n# The check\n{check.source}"
             solution.outputs = list(solution.get("outputs", [])) + list(check.get("outputs", []))
             continue
-        if cell.cell_type == "code" and (grading.get("solution") or grading.get("grade")):
+        if grading:
             cell = _clean(cell)
+        if cell.cell_type == "code" and (grading.get("solution") or grading.get("grade")):
             tags = cell.metadata.setdefault("tags", [])
             if "solution" not in tags:
                 tags.append("solution")
         elif cell.cell_type == "markdown" and grading.get("solution"):
-            cell = _clean(cell)
             cell.metadata["tags"] = [tag for tag in cell.metadata.get("tags", []) if tag != "solution"]
             # Behind the same "Show solution" button as the code solutions (sphinx-togglebutton).
             cell.source = f"`````{{toggle}}\n{cell.source}\n`````"
-        elif grading:
-            cell = _clean(cell)
         result.append(cell)
     return result
 

@@ -39,14 +39,6 @@ def _link(source: str, target: str) -> None:
         shutil.copy2(source, target)
 
 
-def _install_mathjax(course: Path, pages: Path, mathjax: Path) -> None:
-    """Put MathJax in ``pages/mathjax/`` from one master copy in ``.grading/mathjax`` (made from ``mathjax``)."""
-    master = course / ".grading" / "mathjax"
-    if not (master / _MATHJAX_PARTS[0]).exists():
-        copy_mathjax(mathjax, _MATHJAX_PARTS, master)
-    shutil.copytree(master, pages / "mathjax", copy_function=_link, dirs_exist_ok=True)
-
-
 #: What a placeholder for a deleted graded cell says where the cell was.
 _DELETED = {"code": "# This check was deleted from the notebook you handed in, so it did not run: 0 points.",
             "markdown": "*This answer was deleted from the notebook you handed in: 0 points.*"}
@@ -183,6 +175,9 @@ def generate_feedback(course: Path, assignments: list[str] | None = None,
         raise FileNotFoundError("nothing autograded matches the selection")
     mathjax = mathjax_folder(_MATHJAX_PARTS, "make feedback", "classroom")
     grading_environment(course)
+    master = course / ".grading" / "mathjax"  # one copy for the class, linked into each page's folder
+    if not (master / _MATHJAX_PARTS[0]).exists():
+        copy_mathjax(mathjax, _MATHJAX_PARTS, master)
     nbgrader_templates = Path(nbgrader.__file__).parent / "server_extensions" / "formgrader" / "templates"
     api = nbgrader_api(course)
     pages = []
@@ -204,7 +199,7 @@ def generate_feedback(course: Path, assignments: list[str] | None = None,
             if not result.get("success"):
                 raise RuntimeError(f"feedback of {student}/{assignment}: {failure_reason(result)}")
             folder = course / "feedback" / student / assignment
-            _install_mathjax(course, folder, mathjax)
+            shutil.copytree(master, folder / "mathjax", copy_function=_link, dirs_exist_ok=True)
             pages.extend(sorted(folder.glob("*.html")))
     for student in chosen_students:  # a page for files no assignment claims is rewritten from scratch
         shutil.rmtree(course / "feedback" / student / "not-graded", ignore_errors=True)

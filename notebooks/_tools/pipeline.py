@@ -8,11 +8,9 @@ script and opening and saving it in Lab changes neither file); ``quick OUTDIR`` 
 each with ``quick=True`` for ``make test``'s nbval check. A notebook is replaced only
 when every cell succeeded. Both start the longest notebooks first, by the seconds a
 full run of each took (:data:`RUNTIMES`), so that the last to finish is a short one.
-``book`` is :mod:`book`; ``assignments`` is :mod:`release`, ``autograde`` and
-``grade-answer`` are :mod:`grading`, ``export`` is :mod:`tables`, ``feedback`` is
-:mod:`feedback` (the student kit is :mod:`kit`, a script of its own); what they share
-is :mod:`common`. The top of the tools' imports: no tool imports this script. This is
-tooling: the ``gbai`` library never imports it.
+``book`` is :mod:`book`, the course commands are the course tools :mod:`course` lists
+(the student kit is :mod:`kit`, a script of its own; :mod:`common` says what the tools
+share). This is tooling: the ``gbai`` library never imports it.
 """
 
 from __future__ import annotations
@@ -158,15 +156,12 @@ def execute_notebook(script: Path, target: Path, parameters: dict | None = None,
         # describing the text file that Jupytext keeps in the .py header only (a stored notebook that has
         # it would be rewritten by the first save in Lab).
         source.metadata.get("jupytext", {}).pop("text_representation", None)
-        result = source
+        store_pair(nbformat.writes(source) + "\n", target, script)
     else:
         result.metadata.pop("papermill", None)
         for cell in result.cells:
             cell.metadata.pop("papermill", None)
             cell.metadata.pop("execution", None)
-    if paired:
-        store_pair(nbformat.writes(result) + "\n", target, script)
-    else:
         _replace_atomically(nbformat.writes(result) + "\n", target)
     return elapsed
 

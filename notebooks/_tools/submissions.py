@@ -302,22 +302,18 @@ def assignment_cells(course: Path) -> dict[str, set[str]]:
     """Each assignment of the gradebook with the cell ids of its notebook (from its source version)."""
     with open_gradebook(course) as gradebook:
         names = sorted(assignment.name for assignment in gradebook.assignments)
-    cells = {}
-    for name in names:
-        ids = notebook_cell_ids(course / "source" / name / f"{name}.ipynb")
-        cells[name] = ids or set()
-    return cells
+    return {name: notebook_cell_ids(course / "source" / name / f"{name}.ipynb") or set() for name in names}
 
 
-def _failures_file(course: Path) -> Path:
-    """Where the submissions nbgrader failed to grade are remembered: the gradebook holds only graded ones."""
-    return course / ".grading" / "failed.json"
+def _failures(course: Path) -> tuple[Path, dict]:
+    """The file that remembers what nbgrader failed to grade (the gradebook holds only graded work), and its content."""
+    path = course / ".grading" / "failed.json"
+    return path, json.loads(path.read_text()) if path.exists() else {}
 
 
 def record_failure(course: Path, submission: Submission, reason: str | None) -> None:
     """Remember (or, with ``reason=None``, forget) that nbgrader could not grade a submission."""
-    path = _failures_file(course)
-    failures = json.loads(path.read_text()) if path.exists() else {}
+    path, failures = _failures(course)
     key = f"{submission.student}/{submission.assignment}"
     if reason is None:
         if key not in failures:
@@ -350,8 +346,7 @@ def not_graded(course: Path) -> list[NotGraded]:
     found, problems = find_submissions(course / "submitted", assignment_cells(course))
     refused = [NotGraded(problem.student, problem.assignment, problem.path, problem.reason) for problem in problems
                if not problem.spare and problem.student != "?"]
-    path = _failures_file(course)
-    failures = json.loads(path.read_text()) if path.exists() else {}
+    _, failures = _failures(course)
     with open_gradebook(course) as gradebook:
         graded = {(submission.student.id, assignment.name) for assignment in gradebook.assignments
                   for submission in gradebook.assignment_submissions(assignment.name)}

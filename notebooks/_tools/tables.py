@@ -8,10 +8,7 @@ from pathlib import Path
 from course import course_folder, open_gradebook, quiet
 from submissions import EXERCISE, CellIssue, cell_issues, not_graded
 
-__all__ = ["TABLE_COLUMNS", "export_grades", "score_table", "shown_path", "submission_table", "totals_table"]
-
-
-TABLE_COLUMNS = ["student", "assignment", "exercise", "cell", "kind", "score", "points", "status", "reason"]
+__all__ = ["export_grades", "score_table", "shown_path", "submission_table", "totals_table"]
 
 
 def shown_path(course: Path, path: Path) -> str:
@@ -55,8 +52,8 @@ def _submission_rows(course: Path, assignment: str, submission) -> list[dict]:
 def _table(rows: list[dict]):
     import pandas as pd
 
-    table = pd.DataFrame(rows, columns=TABLE_COLUMNS).astype({"exercise": "Int64", "score": "float",
-                                                              "points": "float"})
+    columns = ["student", "assignment", "exercise", "cell", "kind", "score", "points", "status", "reason"]
+    table = pd.DataFrame(rows, columns=columns).astype({"exercise": "Int64", "score": "float", "points": "float"})
     return table.sort_values(["student", "assignment", "exercise", "kind"], ignore_index=True)
 
 
