@@ -400,6 +400,35 @@ def test_cell_issues_name_timeouts_deletions_and_edits(tmp_path):
     assert cell_issues(tmp_path, "nobody", "a") == []
 
 
+def test_grading_waits_for_the_last_outputs_of_a_slow_kernel(tmp_path):
+    """On a busy machine a cell's last messages can come seconds after its reply: grading waits for them.
+
+    The first cell makes the kernel announce that it is idle 6 s late, once; nbclient's
+    own wait of 4 s would give up on the notebook (the failure of a loaded test run).
+    """
+    from course import nbgrader_api
+    from sandbox import grading_execute
+
+    late = ("import time\n"
+            "kernel = get_ipython().kernel\n"
+            "publish = kernel._publish_status\n"
+            "def idle_late(status, channel, parent=None):\n"
+            "    if status == 'idle' and channel == 'shell':\n"
+            "        kernel._publish_status = publish\n"
+            "        time.sleep(6)\n"
+            "    publish(status, channel, parent)\n"
+            "kernel._publish_status = idle_late\n"
+            "print('first')")
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(late),
+                                               nbformat.v4.new_code_cell("print('second')")])
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    execute = grading_execute()(config=nbgrader_api(tmp_path).config)
+    start = time.perf_counter()
+    execute.preprocess(notebook, {"metadata": {"path": str(tmp_path)}})
+    assert [[output.get("text") for output in cell.outputs] for cell in notebook.cells] == [["first\n"], ["second\n"]]
+    assert time.perf_counter() - start > 6  # the late message did come late
+
+
 # --- the book -----------------------------------------------------------------------
 
 

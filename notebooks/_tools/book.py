@@ -10,14 +10,13 @@ and is copied into the site, so equations render offline.
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 from book_pages import book_links, prepare_page
-from common import MissingPrerequisite, notebook_scripts, require
+from common import copy_mathjax, mathjax_folder, notebook_scripts, require
 
 __all__ = ["build_book"]
 
@@ -25,15 +24,6 @@ __all__ = ["build_book"]
 #: component, its fonts, the TeX extensions it loads on demand (ams, ...), and the
 #: context menu with its accessibility parts.
 _MATHJAX_PARTS = ("tex-mml-chtml.js", "output/chtml/fonts/woff-v2", "input/tex/extensions", "ui", "a11y", "sre")
-
-
-def _mathjax_folder() -> Path:
-    spec = importlib.util.find_spec("mathjax")
-    folder = Path(spec.origin).parent / "static" / "mathjax" if spec and spec.origin else None
-    if folder is None or not (folder / "es5" / "tex-mml-chtml.js").exists():
-        raise MissingPrerequisite("make book needs MathJax 3 from the package django-static-mathjax: "
-                                  "run `make install` or pip install -e '.[book]'")
-    return folder
 
 
 #: The pages the build writes beside those of ``notebooks/_book`` (which may link them).
@@ -62,16 +52,13 @@ def public_api() -> dict[str, str]:
 
 def api_page(public: dict[str, str]) -> str:
     """The API page: an autosummary table (with one page per entry) for each module of :data:`API_MODULES`."""
-    def table(module: str, names: list[str]) -> str:
-        rows = "\n".join(f"   {name}" for name in sorted(names, key=str.lower))
-        return (f"```{{eval-rst}}\n.. currentmodule:: {module}\n\n.. autosummary::\n   :toctree: api\n"
-                f"   :nosignatures:\n\n{rows}\n```\n")
-
     sections = []
     for module, heading in API_MODULES.items():
         names = [name for name, target in public.items() if target == f"{module}.{name}"]
         if names:
-            sections.append(f"## {heading}\n\n" + table(module, names))
+            rows = "\n".join(f"   {name}" for name in sorted(names, key=str.lower))
+            sections.append(f"## {heading}\n\n```{{eval-rst}}\n.. currentmodule:: {module}\n\n.. autosummary::\n"
+                            f"   :toctree: api\n   :nosignatures:\n\n{rows}\n```\n")
     return ("# API reference\n\nThe public API of `gbai`, built from the docstrings: what `import gbai` "
             "provides, the studies that turn sweeps into figures and claims, then the plotting helpers. The "
             "notebooks link each name here where they first use it.\n\n" + "\n".join(sections))
@@ -89,7 +76,7 @@ def build_book(notebooks: Path, output: Path, work: Path | None = None) -> Path:
     """
     require({"sphinx": "sphinx", "myst_nb": "myst-nb", "sphinx_book_theme": "sphinx-book-theme",
               "sphinx_togglebutton": "sphinx-togglebutton"}, "book", "make book")
-    mathjax = _mathjax_folder()
+    mathjax = mathjax_folder(_MATHJAX_PARTS, "make book", "book")
     sources = notebooks / "_book"
     if not (sources / "conf.py").exists():
         raise FileNotFoundError(f"no book sources: {sources / 'conf.py'} is missing")
@@ -128,15 +115,7 @@ def build_book(notebooks: Path, output: Path, work: Path | None = None) -> Path:
                        work / page.name)
         for name, text in tables.items():
             (work / DOWNLOADS / name).write_text(text, encoding="utf-8")
-    target = work / "_mathjax" / "mathjax"
-    for part in _MATHJAX_PARTS:
-        source = mathjax / "es5" / part
-        if source.is_dir():
-            shutil.copytree(source, target / part)
-        else:
-            target.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, target / part)
-    shutil.copy2(mathjax / "LICENSE", target / "LICENSE")
+    copy_mathjax(mathjax, _MATHJAX_PARTS, work / "_mathjax" / "mathjax")
     # MyST-NB writes a jupyter_execute/ folder beside the HTML folder: keep it in `work`.
     html = work / "_build" / "html"
     command = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",

@@ -32,6 +32,7 @@ import re
 from pathlib import Path
 
 from book_tables import fit_table, matching_dataset, printed_size
+from common import nbgrader_meta
 
 from gbai.studies.results import MIMETYPE as RESULT_MIMETYPE
 
@@ -95,8 +96,9 @@ def plain_text(markdown: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
-def _outside_protected(text: str, rewrite) -> str:
-    parts = _PROTECTED.split(text)
+def _outside(pattern: re.Pattern, text: str, rewrite) -> str:
+    """``text`` with ``rewrite`` applied to what lies outside the matches of ``pattern`` (one group)."""
+    parts = pattern.split(text)
     return "".join(part if index % 2 else rewrite(part) for index, part in enumerate(parts))
 
 
@@ -123,7 +125,7 @@ def _link_prose(text: str, stem: str, stems: dict[int, str]) -> str:
             part = re.sub(rf"({authors})(\s+\(?){year}\b", rf"\1\2{{cite:year}}`{key}`", part)
         return part
 
-    return _outside_protected(text, rewrite)
+    return _outside(_PROTECTED, text, rewrite)
 
 
 # A Markdown link (not an image) whose text may hold inline code or one level of brackets.
@@ -157,12 +159,7 @@ def book_links(markdown: str, folder: Path, stems: set[str]) -> str:
             return f"[{text}]({resolved.stem}.ipynb{'#' + anchor if anchor else ''})"
         return text
 
-    parts = _FENCE.split(markdown)
-    return "".join(part if index % 2 else _LINK.sub(rewrite, part) for index, part in enumerate(parts))
-
-
-def _nbgrader(cell) -> dict:
-    return cell.get("metadata", {}).get("nbgrader", {})
+    return _outside(_FENCE, markdown, lambda part: _LINK.sub(rewrite, part))
 
 
 def _clean(cell):
@@ -176,25 +173,23 @@ def _exercises(cells: list) -> list:
     """Join each solution cell with the check after it; box the written answers."""
     result = []
     for cell in cells:
-        grading = _nbgrader(cell)
+        grading = nbgrader_meta(cell)
         if cell.cell_type == "code" and grading.get("grade") and result and "solution" in result[-1].metadata.get(
                 "tags", []) and result[-1].cell_type == "code":
             solution, check = result[-1], _clean(cell)
             solution.source = f"{solution.source}\n\n# The check\n{check.source}"
             solution.outputs = list(solution.get("outputs", [])) + list(check.get("outputs", []))
             continue
-        if cell.cell_type == "code" and (grading.get("solution") or grading.get("grade")):
+        if grading:
             cell = _clean(cell)
+        if cell.cell_type == "code" and (grading.get("solution") or grading.get("grade")):
             tags = cell.metadata.setdefault("tags", [])
             if "solution" not in tags:
                 tags.append("solution")
         elif cell.cell_type == "markdown" and grading.get("solution"):
-            cell = _clean(cell)
             cell.metadata["tags"] = [tag for tag in cell.metadata.get("tags", []) if tag != "solution"]
             # Behind the same "Show solution" button as the code solutions (sphinx-togglebutton).
             cell.source = f"`````{{toggle}}\n{cell.source}\n`````"
-        elif grading:
-            cell = _clean(cell)
         result.append(cell)
     return result
 

@@ -1,4 +1,4 @@
-"""What every notebook tool shares: the notebooks' scripts, choice by name prefix, kernel sockets, missing-tool error.
+"""What every notebook tool shares: the notebooks' scripts, choice by prefix, kernel sockets, MathJax, missing tools.
 
 The bottom of the tools' imports: :mod:`pipeline` (the command line), :mod:`book`,
 the course tools and :mod:`kit` import it, and it imports none of them,
@@ -15,7 +15,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
-__all__ = ["MissingPrerequisite", "ipc_prefix", "notebook_scripts", "require", "select"]
+__all__ = ["MissingPrerequisite", "copy_mathjax", "ipc_prefix", "mathjax_folder", "nbgrader_meta", "notebook_scripts",
+           "require", "select"]
 
 
 def select(names: list[str] | None, known: list[str], what: str) -> list[str]:
@@ -33,6 +34,11 @@ def notebook_scripts(folder: Path, names: list[str] | None = None) -> list[Path]
     """The numbered percent scripts of ``folder`` (optionally those whose stem starts with a name)."""
     scripts = {path.stem: path for path in sorted(folder.glob("[0-9][0-9]_*.py"))}
     return [scripts[stem] for stem in select(names, list(scripts), "notebook")]
+
+
+def nbgrader_meta(cell) -> dict:
+    """A cell's nbgrader metadata (empty for a cell nbgrader does not know)."""
+    return cell.get("metadata", {}).get("nbgrader", {})
 
 
 def ipc_prefix() -> str:
@@ -59,3 +65,24 @@ def require(modules: dict[str, str], extra: str, command: str) -> None:
     if missing:
         raise MissingPrerequisite(
             f"{command} needs {', '.join(missing)}: run `make install` or pip install -e '.[{extra}]'")
+
+
+def mathjax_folder(parts: tuple[str, ...], command: str, extra: str) -> Path:
+    """The es5 build of MathJax 3 in the package django-static-mathjax, which ``command`` takes ``parts`` of."""
+    spec = importlib.util.find_spec("mathjax")
+    folder = Path(spec.origin).parent / "static" / "mathjax" / "es5" if spec and spec.origin else None
+    if folder is None or not (folder / parts[0]).exists():
+        raise MissingPrerequisite(f"{command} needs MathJax 3 from the package django-static-mathjax: "
+                                  f"run `make install` or pip install -e '.[{extra}]'")
+    return folder
+
+
+def copy_mathjax(source: Path, parts: tuple[str, ...], target: Path) -> None:
+    """Copy ``parts`` of the es5 build ``source`` (:func:`mathjax_folder`) and MathJax's licence into ``target``."""
+    for part in parts:
+        if (source / part).is_dir():
+            shutil.copytree(source / part, target / part, dirs_exist_ok=True)
+        else:
+            target.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source / part, target / part)
+    shutil.copy2(source.parent / "LICENSE", target / "LICENSE")

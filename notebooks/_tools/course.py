@@ -18,11 +18,11 @@ import sys
 import warnings
 from pathlib import Path
 
-from common import ipc_prefix
+from common import ipc_prefix, require
 from sandbox import Confinement, grading_execute
 
-__all__ = ["CELL_TIMEOUT", "COURSE_ID", "TIMEOUT_ERROR", "failure_reason", "grading_environment", "nbgrader_api",
-           "open_gradebook", "quiet"]
+__all__ = ["CELL_TIMEOUT", "COURSE_ID", "TIMEOUT_ERROR", "course_folder", "failure_reason", "grading_environment",
+           "nbgrader_api", "open_gradebook", "quiet"]
 
 
 COURSE_ID = "gbai"
@@ -31,6 +31,15 @@ COURSE_ID = "gbai"
 CELL_TIMEOUT = 300
 #: The error nbgrader records in a cell stopped at the time limit.
 TIMEOUT_ERROR = "CellTimeoutError"
+
+
+def course_folder(course: Path, command: str, gradebook: bool = True) -> Path:
+    """``course`` resolved for ``command``; raises unless nbgrader and (``gradebook``) the gradebook are there."""
+    require({"nbgrader": "nbgrader"}, "classroom", command)
+    course = Path(course).resolve()
+    if gradebook and not (course / "gradebook.db").exists():
+        raise FileNotFoundError(f"no gradebook in {course}: run `make assignments` first")
+    return course
 
 
 def grading_environment(course: Path) -> None:
@@ -77,6 +86,9 @@ def nbgrader_api(course: Path, submitted: Path | None = None, timeout: int = CEL
     if submitted is not None:
         config.CourseDirectory.submitted_directory = str(submitted.relative_to(course))
     config.Execute.timeout = timeout
+    # nbgrader gives up on a notebook when a cell's last outputs come over 4 s (nbclient's default)
+    # after its reply, as they can on a machine busy with other kernels: wait up to a minute.
+    config.Execute.iopub_timeout = 60
     # The error stored in a cell stopped at the limit says so in words (nbgrader's own
     # says "No reply from kernel"), since it ends up on the student's feedback page.
     stopped = f"timed out: stopped after {timeout} s, the time limit per cell"

@@ -15,13 +15,13 @@ import os
 import shutil
 from pathlib import Path
 
-from common import MissingPrerequisite, require, select
-from course import failure_reason, grading_environment, nbgrader_api, quiet
+from common import copy_mathjax, mathjax_folder, nbgrader_meta, select
+from course import course_folder, failure_reason, grading_environment, nbgrader_api, quiet
 from grading import select_students
 from submissions import cell_issues, exercise_of, not_graded, read_notebook
-from tables import score_table, shown_path
+from tables import shown_path
 
-__all__ = ["generate_feedback", "not_graded_page", "pending_answers"]
+__all__ = ["generate_feedback", "not_graded_page"]
 
 TEMPLATES = Path(__file__).resolve().parent / "feedback_template"
 #: What a feedback page needs from MathJax 3's es5 build: the TeX input with every
@@ -29,46 +29,14 @@ TEMPLATES = Path(__file__).resolve().parent / "feedback_template"
 _MATHJAX_PARTS = ("tex-chtml-full.js", "output/chtml/fonts/woff-v2")
 
 
-def _mathjax_folder() -> Path:
-    import importlib.util
-
-    spec = importlib.util.find_spec("mathjax")
-    folder = Path(spec.origin).parent / "static" / "mathjax" / "es5" if spec and spec.origin else None
-    if folder is None or not (folder / _MATHJAX_PARTS[0]).exists():
-        raise MissingPrerequisite("make feedback needs MathJax 3 from the package django-static-mathjax: "
-                                  "run `make install` or pip install -e '.[classroom]'")
-    return folder
-
-
-def _link_tree(source: Path, target: Path) -> None:
-    """Copy ``source`` to ``target`` as hard links (a plain copy across file systems)."""
-    if source.is_dir():
-        target.mkdir(parents=True, exist_ok=True)
-        for child in source.iterdir():
-            _link_tree(child, target / child.name)
-        return
-    target.parent.mkdir(parents=True, exist_ok=True)
-    if target.exists():
-        target.unlink()
+def _link(source: str, target: str) -> None:
+    """Put a hard link to the file ``source`` at ``target`` (a plain copy across file systems)."""
+    if os.path.exists(target):
+        os.unlink(target)
     try:
         os.link(source, target)
     except OSError:
         shutil.copy2(source, target)
-
-
-def _install_mathjax(course: Path, pages: Path) -> None:
-    """Put MathJax in ``pages/mathjax/`` from one master copy in ``.grading/mathjax``."""
-    master = course / ".grading" / "mathjax"
-    if not (master / _MATHJAX_PARTS[0]).exists():
-        source = _mathjax_folder()
-        for part in _MATHJAX_PARTS:
-            if (source / part).is_dir():
-                shutil.copytree(source / part, master / part, dirs_exist_ok=True)
-            else:
-                master.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(source / part, master / part)
-        shutil.copy2(source.parent / "LICENSE", master / "LICENSE")
-    _link_tree(master, pages / "mathjax")
 
 
 #: What a placeholder for a deleted graded cell says where the cell was.
@@ -104,16 +72,16 @@ def _preprocessors(course: Path):
             source = read_notebook(course / "source" / assignment / f"{assignment}.ipynb")
             for issue in (issue for issue in issues
                           if issue.kind == "deleted" and issue.points is not None and source is not None):
-                ids = [cell.metadata.get("nbgrader", {}).get("grade_id") for cell in source.cells]
+                ids = [nbgrader_meta(cell).get("grade_id") for cell in source.cells]
                 position = ids.index(issue.cell)
-                present = [cell.metadata.get("nbgrader", {}).get("grade_id") for cell in nb.cells]
+                present = [nbgrader_meta(cell).get("grade_id") for cell in nb.cells]
                 before = next((present.index(grade_id) for grade_id in reversed(ids[:position])
                                if grade_id and grade_id in present), -1)
                 nb.cells.insert(before + 1, _placeholder(source.cells[position]))
             for issue in (issue for issue in issues
                           if issue.kind in ("timeout", "kernel died") and issue.exercise is not None):
                 for cell in nb.cells:
-                    meta = cell.metadata.get("nbgrader", {})
+                    meta = nbgrader_meta(cell)
                     if meta.get("grade") and cell.cell_type == "code" and exercise_of(cell) == issue.exercise:
                         meta.setdefault("gbai_notes", []).append(issue.reason)
             order = {"kernel died": 0, "timeout": 0, "deleted": 1, "edited": 2}
@@ -132,14 +100,6 @@ def _preprocessors(course: Path):
                 and not cell.metadata.nbgrader.get("gbai_deleted"))
 
     return [MarkIssues, GetGradesAndStatus, CSSHTMLHeaderPreprocessor]
-
-
-def pending_answers(course: Path, submissions: list[tuple[str, str]]) -> int:
-    """How many written answers of these (student, assignment) submissions await the teacher."""
-    scores = score_table(course)
-    keys = set(submissions)
-    mine = scores[[key in keys for key in zip(scores["student"], scores["assignment"])]]
-    return int((mine["status"] == "to grade").sum())
 
 
 #: What a student whose notebook was refused should do, by the start of the reason.
@@ -192,13 +152,12 @@ def generate_feedback(course: Path, assignments: list[str] | None = None,
 
     A notebook handed in but not graded gets a page too, saying why and what to do.
     """
-    require({"nbgrader": "nbgrader"}, "classroom", "make feedback")
+    course = course_folder(course, "make feedback", gradebook=False)
     import nbgrader
     from nbgrader.converters import GenerateFeedback
     from nbgrader.utils import capture_log, temp_attrs
     from traitlets.config import Config
 
-    course = course.resolve()
     graded = sorted((path.parent.name, path.name) for path in (course / "autograded").glob("*/*") if path.is_dir())
     refused = not_graded(course) if (course / "gradebook.db").exists() else []
     if not graded and not refused:
@@ -214,8 +173,11 @@ def generate_feedback(course: Path, assignments: list[str] | None = None,
                and (item.assignment in chosen_assignments or (item.assignment is None and not assignments))]
     if not todo and not refused:
         raise FileNotFoundError("nothing autograded matches the selection")
-    _mathjax_folder()
+    mathjax = mathjax_folder(_MATHJAX_PARTS, "make feedback", "classroom")
     grading_environment(course)
+    master = course / ".grading" / "mathjax"  # one copy for the class, linked into each page's folder
+    if not (master / _MATHJAX_PARTS[0]).exists():
+        copy_mathjax(mathjax, _MATHJAX_PARTS, master)
     nbgrader_templates = Path(nbgrader.__file__).parent / "server_extensions" / "formgrader" / "templates"
     api = nbgrader_api(course)
     pages = []
@@ -237,7 +199,7 @@ def generate_feedback(course: Path, assignments: list[str] | None = None,
             if not result.get("success"):
                 raise RuntimeError(f"feedback of {student}/{assignment}: {failure_reason(result)}")
             folder = course / "feedback" / student / assignment
-            _install_mathjax(course, folder)
+            shutil.copytree(master, folder / "mathjax", copy_function=_link, dirs_exist_ok=True)
             pages.extend(sorted(folder.glob("*.html")))
     for student in chosen_students:  # a page for files no assignment claims is rewritten from scratch
         shutil.rmtree(course / "feedback" / student / "not-graded", ignore_errors=True)

@@ -1,8 +1,7 @@
 """Grading: submissions by nbgrader (``make autograde``), written answers by the teacher (``make grade-answer``).
 
 Grading works on a copy of each submission under ``.grading/submitted/`` (the file given
-the name nbgrader expects), so ``submitted/`` is never changed, and each notebook
-runs in the sandbox of :mod:`sandbox` when bubblewrap is installed.
+the name nbgrader expects), so ``submitted/`` is never changed.
 """
 
 from __future__ import annotations
@@ -13,8 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from common import require, select
-from course import CELL_TIMEOUT, failure_reason, grading_environment, nbgrader_api, open_gradebook, quiet
+from common import nbgrader_meta, select
+from course import CELL_TIMEOUT, course_folder, failure_reason, grading_environment, nbgrader_api, open_gradebook, quiet
 from sandbox import DEFAULT_MEMORY_GB, Confinement, confinement
 from submissions import (
     CellIssue,
@@ -23,7 +22,6 @@ from submissions import (
     assignment_cells,
     cell_issues,
     find_submissions,
-    nbgrader_meta,
     read_notebook,
     record_failure,
 )
@@ -141,12 +139,9 @@ def autograde(course: Path, assignments: list[str] | None = None, students: list
     ``on_graded`` after each submission (graded or failed); the tables are written
     even when the run is interrupted.
     """
-    require({"nbgrader": "nbgrader"}, "classroom", "make autograde")
     if isinstance(timeout, bool) or not isinstance(timeout, int) or timeout < 1:
         raise ValueError(f"the time limit per cell must be a whole number of seconds, at least 1; got {timeout!r}")
-    course = course.resolve()
-    if not (course / "gradebook.db").exists():
-        raise FileNotFoundError(f"no gradebook in {course}: run `make assignments` first")
+    course = course_folder(course, "make autograde")
     grading_environment(course)
     sandbox = confinement(course, memory_gb)
     with quiet():
@@ -234,12 +229,9 @@ def grade_answer(course: Path, student: str, cell: str, score: float, comment: s
     """
     import math
 
+    course = course_folder(course, "make grade-answer")
     from nbgrader.api import MissingEntry
 
-    require({"nbgrader": "nbgrader"}, "classroom", "make grade-answer")
-    course = Path(course).resolve()
-    if not (course / "gradebook.db").exists():
-        raise FileNotFoundError(f"no gradebook in {course}: run `make assignments` first")
     if isinstance(score, bool) or not isinstance(score, (int, float)) or not math.isfinite(score):
         raise ValueError(f"the score must be a number, got {score!r}")
     with quiet(), open_gradebook(course) as gradebook:

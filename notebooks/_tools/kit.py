@@ -109,12 +109,6 @@ original name.
 """
 
 
-def _project() -> dict:
-    import tomllib
-
-    return tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-
-
 def supported_pythons(requires: str) -> str:
     """``requires-python`` in words: ``">=3.11,<3.15"`` is ``"3.11 to 3.14"``, ``">=3.11"`` is ``"3.11 or newer"``."""
     low = re.search(r">=\s*3\.(\d+)", requires)
@@ -126,9 +120,11 @@ def supported_pythons(requires: str) -> str:
 
 def student_guide(wheel: str, notebooks: list[Path]) -> str:
     """The guide students read first: install, open, keep the file name, hand in."""
+    import tomllib
+
     import nbformat
 
-    python = supported_pythons(_project()["requires-python"])
+    python = supported_pythons(tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["requires-python"])
     rows = [f"| `{path.name}` | {sum(notebook_points(nbformat.read(path, as_version=4))):g} |" for path in notebooks]
     return _GUIDE.format(count=len(notebooks), wheel=wheel, python=python, table="\n".join(rows))
 

@@ -8,11 +8,9 @@ script and opening and saving it in Lab changes neither file); ``quick OUTDIR`` 
 each with ``quick=True`` for ``make test``'s nbval check. A notebook is replaced only
 when every cell succeeded. Both start the longest notebooks first, by the seconds a
 full run of each took (:data:`RUNTIMES`), so that the last to finish is a short one.
-``book`` is :mod:`book`; ``assignments`` is :mod:`release`, ``autograde`` and
-``grade-answer`` are :mod:`grading`, ``export`` is :mod:`tables`, ``feedback`` is
-:mod:`feedback` (the student kit is :mod:`kit`, a script of its own); what they share
-is :mod:`common`. The top of the tools' imports: no tool imports this script. This is
-tooling: the ``gbai`` library never imports it.
+``book`` is :mod:`book`, the course commands are the course tools :mod:`course` lists
+(the student kit is :mod:`kit`, a script of its own; :mod:`common` says what the tools
+share). This is tooling: the ``gbai`` library never imports it.
 """
 
 from __future__ import annotations
@@ -34,8 +32,7 @@ import release
 import tables
 from common import MissingPrerequisite, ipc_prefix, notebook_scripts
 
-__all__ = ["execute_notebook", "lab_form", "main", "merge_streams", "read_runtimes", "results_pages", "store_pair",
-           "write_results"]
+__all__ = ["execute_notebook", "main", "merge_streams", "read_runtimes", "results_pages", "store_pair", "write_results"]
 
 KERNEL = "python3"
 #: The seconds each notebook took in a full run, as ``figures`` prints them.
@@ -155,15 +152,16 @@ def execute_notebook(script: Path, target: Path, parameters: dict | None = None,
         for original, done in zip(code_cells, ran):
             original.outputs = done.outputs
             original.execution_count = done.execution_count
-        result = lab_form(source)
+        # As JupyterLab's Jupytext writes the .ipynb of a pair: without ``text_representation``, a block
+        # describing the text file that Jupytext keeps in the .py header only (a stored notebook that has
+        # it would be rewritten by the first save in Lab).
+        source.metadata.get("jupytext", {}).pop("text_representation", None)
+        store_pair(nbformat.writes(source) + "\n", target, script)
     else:
         result.metadata.pop("papermill", None)
         for cell in result.cells:
             cell.metadata.pop("papermill", None)
             cell.metadata.pop("execution", None)
-    if paired:
-        store_pair(nbformat.writes(result) + "\n", target, script)
-    else:
         _replace_atomically(nbformat.writes(result) + "\n", target)
     return elapsed
 
@@ -181,16 +179,6 @@ def store_pair(text: str, target: Path, script: Path) -> None:
     status = script.stat()
     if status.st_mtime_ns < written:
         os.utime(script, ns=(status.st_atime_ns, written))
-
-
-def lab_form(notebook):
-    """``notebook`` as JupyterLab's Jupytext writes the ``.ipynb`` of a pair: without ``text_representation``.
-
-    That block describes the text file; Jupytext keeps it in the ``.py`` header only,
-    so a stored notebook that has it is rewritten by the first save in Lab.
-    """
-    notebook.metadata.get("jupytext", {}).pop("text_representation", None)
-    return notebook
 
 
 def _execute(args: argparse.Namespace) -> int:
@@ -330,12 +318,10 @@ def _autograde(args: argparse.Namespace, folder: Path, start: float) -> int:
             line += f"; deleted {', '.join(deleted)}"
         print(line, flush=True)
         for issue in issues:
-            if issue.kind == "timeout":
+            if issue.kind in ("timeout", "kernel died"):
                 named = "" if issue.cell.startswith("cell ") else f" (cell {issue.cell})"
-                warn(f"{shown(submission.path)}: {issue.reason}{named}; the cells after it ran without its results")
-            elif issue.kind == "kernel died":
-                named = "" if issue.cell.startswith("cell ") else f" (cell {issue.cell})"
-                warn(f"{shown(submission.path)}: {issue.reason}{named}")
+                after = "; the cells after it ran without its results" if issue.kind == "timeout" else ""
+                warn(f"{shown(submission.path)}: {issue.reason}{named}{after}")
             elif issue.kind == "deleted" and issue.points is not None:
                 warn(f"{shown(submission.path)}: cell {issue.cell} ({issue.where}, {issue.points:g} points) "
                      f"was deleted from the notebook: 0 points")
@@ -400,8 +386,11 @@ def _classroom(args: argparse.Namespace) -> int:
         print(f"grades per item in {per_item}, per student in {per_student}")
     else:
         pages = feedback.generate_feedback(folder, args.names or None, args.student or None)
-        submissions = sorted({(page.parent.parent.name, page.parent.name) for page in pages})
-        waiting = feedback.pending_answers(folder.resolve(), submissions)
+        # The written answers of these submissions that still await the teacher.
+        submissions = {(page.parent.parent.name, page.parent.name) for page in pages}
+        scores = tables.score_table(folder.resolve())
+        mine = scores[[key in submissions for key in zip(scores["student"], scores["assignment"])]]
+        waiting = int((mine["status"] == "to grade").sum())
         print(f"{len(pages)} feedback page(s) under {folder / 'feedback'} ({time.perf_counter() - start:.1f} s)")
         if waiting:
             print(f"feedback: {waiting} written answer(s) not graded yet show as such; grade them "

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from common import notebook_scripts, require
-from course import CELL_TIMEOUT, COURSE_ID, failure_reason, grading_environment, nbgrader_api, quiet
+from common import nbgrader_meta, notebook_scripts
+from course import CELL_TIMEOUT, COURSE_ID, course_folder, failure_reason, grading_environment, nbgrader_api, quiet
 
 __all__ = ["instructor_notebook", "make_assignments", "notebook_points", "student_header"]
 
@@ -62,16 +62,11 @@ if not os.environ.get("GBAI_FIGURES_DIR"):
     os.environ["GBAI_FIGURES_DIR"] = os.path.abspath("figures")"""
 
 
-def _check(result: dict, what: str) -> None:
-    if not result.get("success"):
-        raise RuntimeError(f"nbgrader {what} failed: {failure_reason(result)}")
-
-
 def notebook_points(notebook) -> tuple[float, float]:
     """Points of the automatic tests and of the written answers of a notebook."""
     auto = written = 0.0
     for cell in notebook.cells:
-        meta = cell.metadata.get("nbgrader", {})
+        meta = nbgrader_meta(cell)
         if meta.get("grade"):
             if cell.cell_type == "code" and not meta.get("solution"):
                 auto += float(meta.get("points", 0))
@@ -112,7 +107,7 @@ def instructor_notebook(script: Path):
         raise ValueError(f"{script.name}: the parameters cell has no line `quick = False`")
     cell.source = source
     cell.metadata["nbgrader"] = dict(_LOCKED, grade_id=f"{script.stem}_parameters")
-    graded = [c for c in notebook.cells if c.metadata.get("nbgrader", {}).get("grade")]
+    graded = [c for c in notebook.cells if nbgrader_meta(c).get("grade")]
     if not graded:
         raise ValueError(f"{script.name}: no graded exercise (nbgrader metadata) found")
     notebook.cells = student_header(script.stem, notebook) + notebook.cells
@@ -122,17 +117,14 @@ def instructor_notebook(script: Path):
 
 
 def make_assignments(notebooks: Path, course: Path, names: list[str] | None = None) -> list[str]:
-    """Write the nbgrader course: one assignment per notebook; returns the assignment names.
+    """Write the nbgrader course (laid out as :mod:`course` says): one assignment per notebook; returns their names.
 
-    ``course/source/NN_name/NN_name.ipynb`` is the instructor version, ``release/`` the
-    student version (solutions replaced by ``raise NotImplementedError()`` or ``YOUR
-    ANSWER HERE``, hidden tests removed, the visible ones kept and locked) and
-    ``gradebook.db`` the exercises with their points.
+    A student version has its solutions replaced by ``raise NotImplementedError()`` or
+    ``YOUR ANSWER HERE``, its hidden tests removed and the visible ones kept and locked.
     """
-    require({"nbgrader": "nbgrader"}, "classroom", "make assignments")
+    course = course_folder(course, "make assignments", gradebook=False)
     import nbformat
 
-    course = course.resolve()
     scripts = notebook_scripts(notebooks, names)
     course.mkdir(parents=True, exist_ok=True)
     (course / "nbgrader_config.py").write_text(_NBGRADER_CONFIG)
@@ -145,6 +137,8 @@ def make_assignments(notebooks: Path, course: Path, names: list[str] | None = No
             folder = course / "source" / name
             folder.mkdir(parents=True, exist_ok=True)
             nbformat.write(instructor_notebook(script), folder / f"{name}.ipynb")
-            _check(api.generate_assignment(name, force=True, create=True), f"generate_assignment {name}")
+            result = api.generate_assignment(name, force=True, create=True)
+            if not result.get("success"):
+                raise RuntimeError(f"nbgrader generate_assignment {name} failed: {failure_reason(result)}")
             made.append(name)
     return made

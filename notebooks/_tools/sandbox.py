@@ -16,9 +16,7 @@ Where bwrap is missing or cannot start (macOS, a Linux that denies user namespac
 grading still runs, unconfined, and says so.
 
 :class:`GradingExecute` is the nbgrader ``Execute`` preprocessor that grading uses:
-it starts the kernel confined when it can, and when the kernel dies in a cell it
-records that in the cell, starts a new kernel, runs the cells before again (their
-outputs kept as they were) and goes on with the rest.
+confined when it can be, and going on after a kernel that dies in a cell.
 """
 
 from __future__ import annotations
@@ -178,8 +176,13 @@ def sandbox_command(sandbox: Confinement, kernel: list[str], workdir: str, socke
 
 
 @functools.cache
-def _kernel_manager_class():
+def grading_execute() -> type:
+    """The nbgrader preprocessor :class:`GradingExecute` and its kernel manager, made on first use (needs nbgrader)."""
     from jupyter_client import AsyncKernelManager
+    from nbclient.exceptions import DeadKernelError
+    from nbclient.util import run_sync
+    from nbformat import NotebookNode
+    from nbgrader.preprocessors import Execute
     from traitlets import Any
 
     class ConfinedKernelManager(AsyncKernelManager):
@@ -211,18 +214,6 @@ def _kernel_manager_class():
                              "NUMBA_CACHE_DIR": os.path.join(folder, "numba")}
             await super()._async_launch_kernel(kernel_cmd, **kw)
 
-    return ConfinedKernelManager
-
-
-@functools.cache
-def grading_execute() -> type:
-    """The nbgrader preprocessor :class:`GradingExecute` (a class made on first use: it needs nbgrader)."""
-    from nbclient.exceptions import DeadKernelError
-    from nbclient.util import run_sync
-    from nbformat import NotebookNode
-    from nbgrader.preprocessors import Execute
-    from traitlets import Any
-
     class GradingExecute(Execute):
         """nbgrader's ``Execute``, confined, and surviving a kernel that dies in a cell.
 
@@ -238,7 +229,7 @@ def grading_execute() -> type:
         sandbox = Any(None).tag(config=True)
 
         def create_kernel_manager(self):
-            self.kernel_manager_class = _kernel_manager_class()
+            self.kernel_manager_class = ConfinedKernelManager
             manager = super().create_kernel_manager()
             manager.sandbox = self.sandbox
             return manager

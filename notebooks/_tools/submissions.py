@@ -22,11 +22,12 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from common import nbgrader_meta
 from course import TIMEOUT_ERROR, open_gradebook
 from sandbox import KERNEL_DIED
 
 __all__ = ["EXERCISE", "CellIssue", "NotGraded", "Problem", "Submission", "assignment_cells", "cell_issues",
-           "exercise_of", "find_submissions", "nbgrader_meta", "not_graded", "notebook_cell_ids", "read_notebook",
+           "exercise_of", "find_submissions", "not_graded", "notebook_cell_ids", "read_notebook",
            "record_failure", "untouched"]
 
 
@@ -79,8 +80,8 @@ def untouched(path: Path) -> bool:
         notebook = nbformat.read(path, as_version=4)
     except Exception:  # an unreadable file has no answers to grade
         return True
-    answers = [cell for cell in notebook.cells if cell.metadata.get("nbgrader", {}).get("solution")
-               and "checksum" in cell.metadata.get("nbgrader", {})]
+    answers = [cell for cell in notebook.cells if nbgrader_meta(cell).get("solution")
+               and "checksum" in nbgrader_meta(cell)]
     return bool(answers) and all(cell.metadata.nbgrader["checksum"] == compute_checksum(cell) for cell in answers)
 
 
@@ -192,11 +193,6 @@ def find_submissions(submitted: Path, assignments: dict[str, set[str]]) -> tuple
 EXERCISE = re.compile(r"_ex(\d+)_")
 
 
-def nbgrader_meta(cell) -> dict:
-    """A cell's nbgrader metadata (empty for a cell nbgrader does not know)."""
-    return cell.get("metadata", {}).get("nbgrader", {})
-
-
 def exercise_of(cell) -> int | None:
     """The exercise a cell belongs to, from its nbgrader id ``nbNN_exK_...`` (None for other cells)."""
     number = EXERCISE.search(nbgrader_meta(cell).get("grade_id", "") + "_")
@@ -285,16 +281,13 @@ def cell_issues(course: Path, student: str, assignment: str) -> list[CellIssue]:
     for index, cell in enumerate(source.cells):
         meta = nbgrader_meta(cell)
         if (meta.get("grade") or meta.get("locked")) and meta["grade_id"] not in present:
-            if meta.get("grade"):
-                where = _describe(cell, index)
-                issues.append(CellIssue("deleted", meta["grade_id"], where, exercise_of(cell),
-                                        f"{where}: deleted from the notebook handed in, not run: 0 points",
-                                        float(meta.get("points", 0))))
-            else:  # nbgrader restores an edited read-only cell, not a deleted one
-                where = f"read-only cell {meta['grade_id']}"
-                issues.append(CellIssue("deleted", meta["grade_id"], where, exercise_of(cell),
-                                        f"{where}: deleted from the notebook handed in, so the cells after it "
-                                        f"ran without it"))
+            scored = bool(meta.get("grade"))
+            # nbgrader restores an edited read-only cell, not a deleted one.
+            where = _describe(cell, index) if scored else f"read-only cell {meta['grade_id']}"
+            outcome = "not run: 0 points" if scored else "so the cells after it ran without it"
+            issues.append(CellIssue("deleted", meta["grade_id"], where, exercise_of(cell),
+                                    f"{where}: deleted from the notebook handed in, {outcome}",
+                                    float(meta.get("points", 0)) if scored else None))
     handed_in = read_notebook(course / ".grading" / "submitted" / student / assignment / f"{assignment}.ipynb")
     for index, cell in enumerate(handed_in.cells if handed_in is not None else []):
         meta = nbgrader_meta(cell)
@@ -309,22 +302,18 @@ def assignment_cells(course: Path) -> dict[str, set[str]]:
     """Each assignment of the gradebook with the cell ids of its notebook (from its source version)."""
     with open_gradebook(course) as gradebook:
         names = sorted(assignment.name for assignment in gradebook.assignments)
-    cells = {}
-    for name in names:
-        ids = notebook_cell_ids(course / "source" / name / f"{name}.ipynb")
-        cells[name] = ids or set()
-    return cells
+    return {name: notebook_cell_ids(course / "source" / name / f"{name}.ipynb") or set() for name in names}
 
 
-def _failures_file(course: Path) -> Path:
-    """Where the submissions nbgrader failed to grade are remembered: the gradebook holds only graded ones."""
-    return course / ".grading" / "failed.json"
+def _failures(course: Path) -> tuple[Path, dict]:
+    """The file that remembers what nbgrader failed to grade (the gradebook holds only graded work), and its content."""
+    path = course / ".grading" / "failed.json"
+    return path, json.loads(path.read_text()) if path.exists() else {}
 
 
 def record_failure(course: Path, submission: Submission, reason: str | None) -> None:
     """Remember (or, with ``reason=None``, forget) that nbgrader could not grade a submission."""
-    path = _failures_file(course)
-    failures = json.loads(path.read_text()) if path.exists() else {}
+    path, failures = _failures(course)
     key = f"{submission.student}/{submission.assignment}"
     if reason is None:
         if key not in failures:
@@ -357,8 +346,7 @@ def not_graded(course: Path) -> list[NotGraded]:
     found, problems = find_submissions(course / "submitted", assignment_cells(course))
     refused = [NotGraded(problem.student, problem.assignment, problem.path, problem.reason) for problem in problems
                if not problem.spare and problem.student != "?"]
-    path = _failures_file(course)
-    failures = json.loads(path.read_text()) if path.exists() else {}
+    _, failures = _failures(course)
     with open_gradebook(course) as gradebook:
         graded = {(submission.student.id, assignment.name) for assignment in gradebook.assignments
                   for submission in gradebook.assignment_submissions(assignment.name)}

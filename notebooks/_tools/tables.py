@@ -5,14 +5,10 @@ from __future__ import annotations
 import contextlib
 from pathlib import Path
 
-from common import require
-from course import open_gradebook, quiet
+from course import course_folder, open_gradebook, quiet
 from submissions import EXERCISE, CellIssue, cell_issues, not_graded
 
-__all__ = ["TABLE_COLUMNS", "export_grades", "score_table", "shown_path", "submission_table", "totals_table"]
-
-
-TABLE_COLUMNS = ["student", "assignment", "exercise", "cell", "kind", "score", "points", "status", "reason"]
+__all__ = ["export_grades", "score_table", "shown_path", "submission_table", "totals_table"]
 
 
 def shown_path(course: Path, path: Path) -> str:
@@ -56,8 +52,8 @@ def _submission_rows(course: Path, assignment: str, submission) -> list[dict]:
 def _table(rows: list[dict]):
     import pandas as pd
 
-    table = pd.DataFrame(rows, columns=TABLE_COLUMNS).astype({"exercise": "Int64", "score": "float",
-                                                              "points": "float"})
+    columns = ["student", "assignment", "exercise", "cell", "kind", "score", "points", "status", "reason"]
+    table = pd.DataFrame(rows, columns=columns).astype({"exercise": "Int64", "score": "float", "points": "float"})
     return table.sort_values(["student", "assignment", "exercise", "kind"], ignore_index=True)
 
 
@@ -148,10 +144,7 @@ def totals_table(course: Path, scores=None):
 
 def export_grades(course: Path) -> tuple[Path, Path]:
     """Rewrite ``grades.csv`` (one row per item) and ``grades-totals.csv`` (one row per student) from the gradebook."""
-    require({"nbgrader": "nbgrader"}, "classroom", "make export")
-    course = Path(course).resolve()
-    if not (course / "gradebook.db").exists():
-        raise FileNotFoundError(f"no gradebook in {course}: run `make assignments` first")
+    course = course_folder(course, "make export")
     scores = score_table(course)
     paths = course / "grades.csv", course / "grades-totals.csv"
     scores.to_csv(paths[0], index=False, float_format="%g")
