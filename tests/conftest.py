@@ -1,17 +1,20 @@
-"""Shared fixtures: a real browser (the system's Chromium, driven by Playwright).
+"""Shared fixtures: a real browser (the system's Chromium, driven by Playwright), and the built book.
 
 Tests that look at pages as a reader does (``make lab`` in tests/test_lab.py, the book
-in tests/test_classroom.py) take the ``browser`` fixture. Without a browser they skip
-with a one-line reason on a user's machine and fail in CI (``CI`` set), where
-``.ci/run`` installs Chromium. ``GBAI_BROWSER`` names the browser to use.
+in tests/test_classroom.py and tests/test_book_site.py) take the ``browser`` fixture.
+Without a browser they skip with a one-line reason on a user's machine and fail in CI
+(``CI`` set), where ``.ci/run`` installs Chromium. ``GBAI_BROWSER`` names the browser
+to use. The ``book`` fixture builds the site once per test run, whichever worker asks first.
 """
 
 import contextlib
+import fcntl
 import os
 import shutil
 import signal
 import socket
 import subprocess
+import sys
 import time
 import urllib.error
 import urllib.request
@@ -20,6 +23,7 @@ from pathlib import Path
 import pytest
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def in_ci() -> bool:
@@ -57,6 +61,30 @@ def browser(request):
             yield launched
         finally:
             launched.close()
+
+
+@pytest.fixture(scope="session")
+def book(tmp_path_factory) -> Path:
+    """The site ``make book`` writes (``pipeline.py book``), built once for the whole run.
+
+    ``make test`` runs the test files on two pytest-xdist workers, and the book's tests
+    sit in two files: the first worker to ask builds the site (about 30 s of one core)
+    in the folder both workers' temporary folders share, under a lock, and the other
+    waits for it and reads the same site. The tests only read it.
+    """
+    pytest.importorskip("myst_nb", reason="the book extra is not installed: pip install -e '.[book]'")
+    # Under xdist each worker's base folder is popen-gwN inside the run's own folder.
+    shared = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = shared.parent
+    site = shared / "book" / "site"
+    with open(shared / "book.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (site / "index.html").is_file():
+            completed = subprocess.run([sys.executable, str(ROOT / "notebooks" / "_tools" / "pipeline.py"), "book",
+                                        "--output", str(site)], cwd=ROOT, capture_output=True, text=True)
+            assert completed.returncode == 0, completed.stderr[-3000:]
+    return site
 
 
 def free_port() -> int:

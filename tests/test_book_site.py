@@ -13,8 +13,6 @@ those measurements:
 """
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import nbformat
@@ -98,16 +96,6 @@ def _pages(site: Path) -> list[Path]:
     """Every page of the site (the theme's templates under _static/ are no pages)."""
     return sorted(page for page in site.rglob("*.html")
                   if not any(part.startswith("_") for part in page.relative_to(site).parts))
-
-
-@pytest.fixture(scope="module")
-def book(tmp_path_factory) -> Path:
-    pytest.importorskip("myst_nb", reason="the book extra is not installed: pip install -e '.[book]'")
-    site = tmp_path_factory.mktemp("book") / "site"
-    completed = subprocess.run([sys.executable, str(NOTEBOOKS / "_tools" / "pipeline.py"), "book",
-                                "--output", str(site)], cwd=ROOT, capture_output=True, text=True)
-    assert completed.returncode == 0, completed.stderr[-3000:]
-    return site
 
 
 @pytest.fixture(scope="module")

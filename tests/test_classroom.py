@@ -432,14 +432,6 @@ def test_grading_waits_for_the_last_outputs_of_a_slow_kernel(tmp_path):
 # --- the book -----------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def book(tmp_path_factory):
-    pytest.importorskip("myst_nb", reason="the book extra is not installed: pip install -e '.[book]'")
-    output = tmp_path_factory.mktemp("book") / "site"
-    _pipeline("book", "--output", str(output))
-    return output
-
-
 @pytest.mark.parametrize("script", SCRIPTS, ids=lambda path: path.stem)
 def test_every_notebook_has_a_page_with_its_figures(book, script):
     page = book / f"{script.stem}.html"
