@@ -8,7 +8,7 @@ unchanged; a change of behaviour must say so and rewrite the table on purpose::
     .venv/bin/python tests/test_golden_runs.py --check   # compare, print a summary
     .venv/bin/python tests/test_golden_runs.py --write   # rewrite (only on purpose)
 
-``make test`` compares all runs of all specs (about two minutes of one core).
+``make test`` compares all runs of all specs (about five minutes of one core).
 """
 
 from __future__ import annotations
