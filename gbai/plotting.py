@@ -51,21 +51,17 @@ def _style(algorithm: str, index: int) -> dict:
     return {"color": _FALLBACK_COLORS[index % len(_FALLBACK_COLORS)], "marker": "D", "label": algorithm}
 
 
-def repository_root() -> Path:
-    """The folder holding ``pyproject.toml`` above the package, else the working directory."""
-    here = Path(__file__).resolve().parents[1]
-    return here if (here / "pyproject.toml").exists() else Path.cwd()
-
-
 def figures_dir() -> Path:
-    """``$GBAI_FIGURES_DIR`` if set, else ``figures/`` at the repository root.
+    """``$GBAI_FIGURES_DIR`` if set, else ``gbai-figures/`` in the working directory.
 
-    Paths are resolved from the repository, not from the working directory, so a
-    notebook writes to the same place under papermill and under nbval.
+    JupyterLab starts a kernel in its notebook's folder, papermill in the folder the
+    command runs in (where the large-sweeps page's command writes its notebook), so a
+    run's figures land beside it. A notebook run with other parameters never replaces
+    the committed ``figures/``: only ``make figures`` writes there, setting the variable.
     """
     if os.environ.get("GBAI_FIGURES_DIR"):
         return Path(os.environ["GBAI_FIGURES_DIR"])
-    return repository_root() / "figures"
+    return Path.cwd() / "gbai-figures"
 
 
 def savefig(fig, name: str, data: pd.DataFrame | None = None, directory: str | Path | None = None) -> list[Path]:

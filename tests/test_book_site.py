@@ -9,7 +9,10 @@ those measurements:
 * every table a notebook stores is on its page, and every note "The table above ..."
   has right above it the table it speaks of, shown;
 * every figure caption carries one number: the book's, or for a rerun of one of the
-  paper's figures, the paper's number that opens the caption.
+  paper's figures, the paper's number that opens the caption;
+* every figure and notebook image is a link to its own file (on a phone a figure is
+  drawn at less than half its size), and no name or word breaks between two of its letters:
+  ``01_problem_setup`` may wrap after an underscore, never inside ``problem``.
 """
 
 import re
@@ -92,6 +95,62 @@ _CAPTIONS = """() => [...TEXT.querySelectorAll('figure')].map(figure => {
 })""".replace("TEXT", _TEXT)
 
 
+# Each figure and each image a notebook cell shows: its file, and the address of the link
+# around it (null if none).
+_IMAGES = """() => [...TEXT.querySelectorAll('figure img, div.cell_output img')].map(image => {
+  const link = image.closest('a');
+  return {src: image.src, href: link ? link.href : null};
+})""".replace("TEXT", _TEXT)
+
+# Where the text's lines break between two letters or digits that belong together: not
+# after a separator (_ . / - , : = ( [ |) and not between the words of a CamelCase name
+# (Action|Elimination, CSSLUCB|Plus). A line ends where the next character sits over 8 px
+# lower (a superscript moves less). A text node on one line gives every character its
+# line's top; only a node that wraps is measured character by character. Code blocks
+# scroll instead of wrapping, and formulas are MathJax's.
+_BREAKS = """() => {
+  const found = [];
+  let text = '', tops = [];
+  const check = () => {
+    for (let i = 1; i < text.length; i++) {
+      if (tops[i] === null || tops[i - 1] === null || tops[i] <= tops[i - 1] + 8) continue;
+      const [a, b, c] = [text[i - 1], text[i], text[i + 1] || ''];
+      const between = /[_./\\-,:=(\\[|]/.test(a) || (/[a-z]/.test(a) && /[A-Z]/.test(b)) ||
+                      (/[A-Z]/.test(a) && /[A-Z]/.test(b) && /[a-z]/.test(c));
+      if (!between && /[A-Za-z0-9]/.test(a) && /[A-Za-z0-9]/.test(b)) {
+        found.push(text.slice(Math.max(0, i - 20), i) + '|' + text.slice(i, i + 20));
+      }
+    }
+    text = '';
+    tops = [];
+  };
+  const walker = document.createTreeWalker(TEXT, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    if (node.parentElement.closest('mjx-container, pre, script, style')) {
+      check();
+      continue;
+    }
+    const range = document.createRange();
+    range.selectNodeContents(node);
+    const lines = range.getClientRects();
+    for (let i = 0; i < node.length; i++) {
+      let top = lines.length === 1 ? lines[0].top : null;
+      if (lines.length > 1) {
+        range.setStart(node, i);
+        range.setEnd(node, i + 1);
+        const rect = range.getBoundingClientRect();
+        top = rect.width || rect.height ? rect.top : null;
+      }
+      text += node.data[i];
+      tops.push(/\\s/.test(node.data[i]) ? null : top);
+    }
+  }
+  check();
+  return [...new Set(found)];
+}"""
+_BREAKS = re.sub(r"\bTEXT\b", lambda _: _TEXT, _BREAKS)  # not the TEXT of SHOW_TEXT
+
+
 def _pages(site: Path) -> list[Path]:
     """Every page of the site (the theme's templates under _static/ are no pages)."""
     return sorted(page for page in site.rglob("*.html")
@@ -108,10 +167,12 @@ def shown(book, browser) -> dict[str, dict]:
             page.set_viewport_size({"width": WIDTHS[0], "height": 900})
             page.goto(path.as_uri())
             page.evaluate(_TYPESET)
-            found = {"notes": page.evaluate(_NOTES), "captions": page.evaluate(_CAPTIONS), "widths": {}}
+            found = {"notes": page.evaluate(_NOTES), "captions": page.evaluate(_CAPTIONS),
+                     "images": page.evaluate(_IMAGES), "widths": {}, "breaks": {}}
             for width in WIDTHS:
                 page.set_viewport_size({"width": width, "height": 900})
                 found["widths"][width] = page.evaluate(_WIDTH)
+                found["breaks"][width] = page.evaluate(_BREAKS)
             measured[path.relative_to(book).as_posix()] = found
     finally:
         page.close()
@@ -128,6 +189,21 @@ def test_every_page_fits_a_phone_and_a_desktop_window(shown):
                 problems.append(f"{name} at {width} px: the page is {layout['scroll']} px wide")
             problems += [f"{name} at {width} px: {offender}" for offender in layout["offenders"][:3]]
     assert not problems, "\n".join(problems)
+
+
+def test_every_image_links_to_its_own_file(shown):
+    images = [(name, image) for name, found in shown.items() for image in found["images"]]
+    unlinked = [f"{name}: {image['src'].rsplit('/', 1)[-1]} links to {image['href']}"
+                for name, image in images if image["href"] != image["src"]]
+    assert not unlinked, "\n".join(unlinked[:10])
+    assert len(images) >= 15, f"only {len(images)} figures and notebook images in the book"
+
+
+def test_no_name_breaks_between_two_of_its_letters(shown):
+    # The teaching page's table once showed 01_proble|m_setup at 390 px, the API titles gbai.plotting.plo|t_...
+    broken = [f"{name} at {width} px: {text!r}" for name, found in shown.items()
+              for width, texts in found["breaks"].items() for text in texts]
+    assert not broken, "\n".join(broken[:20])
 
 
 def test_every_table_a_notebook_stores_is_on_its_page(book):

@@ -92,3 +92,18 @@ def test_writes_are_atomic(tmp_path, monkeypatch):
     with pytest.raises(OSError, match="disk full"):
         cache.store(tmp_path / "ab" / "entry.npz", {"answer": np.zeros(1)})
     assert not list(tmp_path.rglob("*"))[1:]  # only the folder itself, no partial files
+
+
+def test_the_cache_is_where_the_large_sweeps_page_says(monkeypatch, tmp_path):
+    root = Path(__file__).resolve().parents[1]
+    page = " ".join((root / "notebooks" / "_book" / "large-sweeps.md").read_text().split())
+    makefile = (root / "Makefile").read_text()
+    monkeypatch.delenv("GBAI_CACHE_DIR", raising=False)
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    assert cache.default_cache_dir() == Path.home() / ".cache" / "gbai" and "by default `~/.cache/gbai`" in page
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert cache.default_cache_dir() == tmp_path / "gbai" and "`$XDG_CACHE_HOME/gbai` when that is set" in page
+    monkeypatch.setenv("GBAI_CACHE_DIR", str(tmp_path / "mine"))
+    assert cache.default_cache_dir() == tmp_path / "mine"
+    # make's own runs: the folder the page names for them.
+    assert "export GBAI_CACHE_DIR ?= $(CURDIR)/.cache/gbai" in makefile and "set it to `.cache/gbai`" in page

@@ -109,7 +109,8 @@ def test_budget_hits_are_reported_beside_the_error_rate(tmp_path, capsys):
     assert main(argv) == 0
     captured = capsys.readouterr()
     assert "undefined (no run stopped)" in captured.out and "3 of 3 runs hit the budget" in captured.out
-    assert "gave no answer" in captured.err
+    # One line in the command's words, like every warning of gbai.
+    assert captured.err == "gbai: warning: runs that hit the budget gave no answer; the error rate ignores them\n"
 
 
 def test_run_text_and_bernoulli(capsys):
@@ -210,6 +211,14 @@ def test_odd_input_exits_2_with_one_clean_line(tmp_path, capsys, name, content, 
     assert len(lines) == 1 and lines[0].startswith("gbai: error:")
     assert expected in lines[0]
     assert "np." not in lines[0] and "Traceback" not in lines[0]
+
+
+@pytest.mark.parametrize("command", [["hardness"], ["run", "--algorithm", "ae", "--no-cache", "--no-progress"]])
+def test_means_naming_a_directory_says_so(tmp_path, capsys, command):
+    assert main([command[0], "--means", str(tmp_path), "--threshold", "0.3", *command[1:]]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == f"gbai: error: {tmp_path} is a directory, not a CSV file of means\n"
 
 
 def test_library_input_checks_show_numbers_not_numpy_reprs():

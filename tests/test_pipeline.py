@@ -115,6 +115,7 @@ def _scheduled(tmp_path, monkeypatch, stored: str | None, took: dict[str, float]
     if stored is not None:
         table.write_text(stored)
     monkeypatch.setattr(pipeline, "RUNTIMES", table)
+    monkeypatch.setenv("GBAI_FIGURES_DIR", str(tmp_path / "elsewhere"))  # figures mode sets it: undone after the test
     started = []
 
     def run(script, target, parameters=None, paired=True):
@@ -134,6 +135,7 @@ def test_figures_and_quick_runs_start_the_longest_notebooks_first(tmp_path, monk
     assert pipeline.main(["figures", "--notebooks", str(folder), "--jobs", "1"]) == 0
     assert started == ["03_c", "02_b", "01_a", "04_d"], "longest stored first, the unmeasured one last"
     assert table.read_text() == "notebook,seconds\n01_a,5\n03_c,300\n02_b,40\n", "a run leaves the table as it is"
+    assert os.environ["GBAI_FIGURES_DIR"] == str(tmp_path / "figures"), "make figures writes the committed figures"
     started.clear()
     assert pipeline.main(["quick", "--notebooks", str(folder), "--output", str(tmp_path / "quick"), "--jobs", "1"]) == 0
     assert started == ["03_c", "02_b", "01_a", "04_d"]

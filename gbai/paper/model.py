@@ -270,6 +270,8 @@ def load_instance(path: str | Path, threshold: float, *, label: str | None = Non
     a header; blank lines are skipped. A ValueError names the file and the problem.
     """
     path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"{path} is a directory, not a CSV file of means")
     if not path.is_file():
         raise ValueError(f"means file not found: {path}")
     not_text = f"{path} is not a text file (expected a UTF-8 CSV of attribute means)"

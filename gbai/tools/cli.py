@@ -292,7 +292,8 @@ def _run(args: argparse.Namespace) -> dict:
     print(f"not stopped:    {result['unstopped_runs']} of {result['runs']} runs hit the budget of "
           f"{args.max_samples:.3g} samples ({result['unstopped']:.4f})")
     if result["unstopped_runs"]:
-        print("warning: runs that hit the budget gave no answer; the error rate ignores them", file=sys.stderr)
+        warnings.warn("runs that hit the budget gave no answer; the error rate ignores them", RuntimeWarning,
+                      stacklevel=2)
     if result["crashed"]:
         print(f"crashed:        {result['crashed']:.4f} (where the authors' code raises an error)")
     return result

@@ -8,6 +8,13 @@ bibliography ``references.bib`` and MathJax 3 (copied from the
 equations offline. Notebooks are never executed here.
 """
 
+import re
+
+from docutils import nodes
+from sphinx import addnodes
+from sphinx.util.images import get_image_size
+from sphinx.writers.html5 import HTML5Translator
+
 project = "gbai"
 author = "gbai developers"
 copyright = "gbai developers"
@@ -84,7 +91,55 @@ def _paper_figures_keep_their_number(app, env):
     return []
 
 
+#: Where a name may wrap: after "_" or "/" before a letter or digit, after "." "," "=" ":" before
+#: a letter (so 0.31 stays whole), and between the words of CamelCase (Action|Elimination, CSSLUCB|Plus).
+_NAME_BREAK = re.compile(r"(?<=[_/])(?=[A-Za-z0-9])|(?<=[.,=:])(?=[A-Za-z])"
+                         r"|(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+#: What is never rewritten: code blocks and cell outputs, formulas (MathJax reads their text), raw HTML.
+_VERBATIM = (nodes.literal_block, nodes.doctest_block, nodes.math, nodes.math_block, nodes.raw)
+#: A character no page holds, standing for a break while Sphinx writes and escapes the text.
+_MARK = "\ue000"
+
+
+class _BookTranslator(HTML5Translator):
+    """Sphinx's HTML writer, with a line break allowed (``<wbr>``) between the words of a name.
+
+    A name such as ``01_problem_setup`` or ``gbai.plotting.plot_confidence_intervals`` is
+    one word to the browser: in a narrow column (a table at 390 px, a page title) it would
+    be cut between any two letters, or overflow. In code, headings and signatures the
+    writer marks where it may wrap between its parts instead; the search index, built from
+    the document, keeps each name whole.
+    """
+
+    def visit_Text(self, node):
+        holder = node.parent
+        while holder is not None and not isinstance(holder, _VERBATIM):
+            if isinstance(holder, (nodes.literal, nodes.title, addnodes.desc_signature)):
+                start = len(self.body)
+                super().visit_Text(nodes.Text(_NAME_BREAK.sub(_MARK, node.astext())))
+                self.body[start:] = [part.replace(_MARK, "<wbr>") for part in self.body[start:]]
+                return
+            holder = holder.parent
+        super().visit_Text(node)
+
+
+def _images_open_their_file(app, doctree, docname):
+    """Give each image its width in pixels, so that Sphinx links it to its file (html_scaled_image_link).
+
+    The stylesheet shrinks a figure to the text column: on a phone an 828 px figure is
+    drawn 342 px wide and its tick labels become unreadable; a tap opens it full size.
+    """
+    for image in doctree.findall(nodes.image):
+        if {"width", "height", "scale"} & set(image.attributes):
+            continue  # sized by its page: Sphinx links it already
+        size = get_image_size(app.srcdir / image["uri"])
+        if size is not None:
+            image["width"] = f"{size[0]}px"
+
+
 def setup(app):
+    app.set_translator("html", _BookTranslator)
+    app.connect("doctree-resolved", _images_open_their_file)
     app.connect("autodoc-process-docstring", _no_builtin_docstrings)
     # After Sphinx has numbered the figures (its handler runs at the default priority, 500).
     app.connect("env-get-updated", _paper_figures_keep_their_number, priority=900)

@@ -196,6 +196,7 @@ def _execute(args: argparse.Namespace) -> int:
 
     def run(script: Path) -> tuple[float, Path]:
         if args.mode == "figures":
+            os.environ["GBAI_FIGURES_DIR"] = str(folder.parent / "figures")  # the committed ones, for every kernel
             target, parameters, paired = script.with_suffix(".ipynb"), None, True
         else:
             target, parameters, paired = Path(args.output) / f"{script.stem}.ipynb", {"quick": True}, False

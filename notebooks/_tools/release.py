@@ -51,9 +51,8 @@ to a folder `figures` next to it."""
 
 _NAME_CELL = 'NAME = ""  # your name\nCOLLABORATORS = ""  # anyone you worked with'
 
-#: The locked set-up cell: figures go next to the notebook, never into the gbai
-#: repository's figures/ (an editable install would resolve there). Grading sets the
-#: variable itself beforehand, and the cell keeps the grading folder.
+#: The locked set-up cell: figures go to ./figures next to the notebook, as the header says (gbai's
+#: default is ./gbai-figures). Grading sets the variable itself beforehand, and the cell keeps that folder.
 _SETUP_CELL = """\
 # Figures this notebook saves go to ./figures, next to the notebook.
 import os
