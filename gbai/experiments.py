@@ -19,9 +19,8 @@ import pandas as pd
 from .asrun.instances import PUBLISHED_EXPERIMENTS
 from .cache import cached
 from .limits.characteristic_time import lower_bound_tstar, matching_divergence
-from .paper.engine import NO_ANSWER
 from .paper.instances import EXPERIMENTS, PAPER_DELTA, Experiment
-from .paper.model import Instance, check_delta
+from .paper.model import NO_ANSWER, Instance, check_delta
 from .simulation import check_deltas, sweep
 
 __all__ = ["error_rates", "experiment_grid", "get_experiment", "paired_comparison", "paper_instance",

@@ -13,6 +13,7 @@ from gbai.beyond import confidence_sequences as thresholds
 from gbai.beyond.confidence_sequences import calibration, glr_threshold, stitched_boundary, stitched_radius
 from gbai.beyond.css_lucb_plus import plus_logs
 from gbai.beyond.lma_glr import alternative_evidence, glr_decide, stopping_level
+from gbai.paper.model import CONTINUE
 
 PLUS_VARIANTS = [
     "css-lucb-plus",
@@ -210,8 +211,15 @@ def test_lma_glr_evidence_matches_a_direct_computation(seed):
         assert value == pytest.approx(direct, rel=1e-5, abs=1e-6), (name, b, j)
     level = stopping_level(instance.n_arms, 0.1)
     assert level == pytest.approx(math.log(instance.n_arms / 0.1))
-    expected = answer if (evidence > level).all() else -3
+    expected = answer if (evidence > level).all() else CONTINUE
     assert glr_decide(means, threshold, state.counts, level) == expected
+
+
+def test_lma_glr_never_stops_on_a_tie_and_has_no_answer_code_of_its_own():
+    # Two arms tie for the best empirical mean: no alternative to test, so no stop.
+    tie, counts = np.array([[0.6, 0.6], [0.6, 0.6], [0.2, 0.9]]), np.full((3, 2), 50, dtype=np.int64)
+    assert alternative_evidence(tie, 0.3, counts)[0] == CONTINUE
+    assert glr_decide(tie, 0.3, counts, -1e9) == CONTINUE
 
 
 # ------------------------------------------------------------ engines agree
