@@ -20,8 +20,8 @@ from .asrun.instances import PUBLISHED_EXPERIMENTS
 from .cache import cached
 from .limits.characteristic_time import lower_bound_tstar, matching_divergence
 from .paper.instances import EXPERIMENTS, PAPER_DELTA, Experiment
-from .paper.model import NO_ANSWER, Instance, check_delta
-from .simulation import check_deltas, sweep
+from .paper.model import NO_ANSWER, Instance
+from .simulation import delta_list, sweep
 
 __all__ = ["error_rates", "experiment_grid", "get_experiment", "paired_comparison", "paper_instance",
            "stored_limit", "summarize", "sweep_experiment"]
@@ -98,31 +98,29 @@ def sweep_experiment(
     reward = options.get("reward", "beta")
     divergence = matching_divergence(reward)
     cache_dir = options.get("cache_dir", "default")
-    listed = np.ndim(delta) > 0
-    deltas = [float(value) for value in check_deltas(delta)] if listed else [check_delta(delta)]
-    instances: dict[str, Instance] = {}
-    facts = []
-    for value in deltas:
-        for size in size_list:
-            for x in xs:
-                instance = experiment.instance(x, size)
-                instances[instance.label] = instance
-                facts.append({"delta": value, "instance": instance.label, "experiment": name, "x": x, "size": size,
-                              "n_arms": instance.n_arms, "n_attributes": instance.n_attributes,
-                              "H_id": instance.hardness_index(),
-                              "H_id_feasible_competitor": instance.hardness_index(competitor="feasible"),
-                              "limit_divergence": divergence,
-                              "T_star_kl": stored_limit(instance, value, divergence, cache_dir),
-                              "T_star_kl_bernoulli": stored_limit(instance, value, "bernoulli", cache_dir)})
-    table = sweep(instances, algorithms, n_runs=n_runs, delta=delta, seed=seed, **options)
-    keys = ["delta", "instance"] if listed else ["instance"]
-    facts = pd.DataFrame(facts)
-    if not listed:
-        facts = facts.drop(columns="delta")
-    summary = summarize(table, by=keys + ["algorithm"]).merge(facts, on=keys, how="left")
+    points = {}
+    for size in size_list:
+        for x in xs:
+            instance = experiment.instance(x, size)
+            points[instance.label] = (instance, x, size)
+    # One road for a number and a list: the sweep (which checks delta) always gets a list.
+    deltas, listed = delta_list(delta)
+    table = sweep({label: point[0] for label, point in points.items()}, algorithms, n_runs=n_runs, delta=deltas,
+                  seed=seed, **options)
+    facts = pd.DataFrame([
+        {"delta": value, "instance": label, "experiment": name, "x": x, "size": size, "n_arms": instance.n_arms,
+         "n_attributes": instance.n_attributes, "H_id": instance.hardness_index(),
+         "H_id_feasible_competitor": instance.hardness_index(competitor="feasible"), "limit_divergence": divergence,
+         "T_star_kl": stored_limit(instance, value, divergence, cache_dir),
+         "T_star_kl_bernoulli": stored_limit(instance, value, "bernoulli", cache_dir)}
+        for value in map(float, table["delta"].unique()) for label, (instance, x, size) in points.items()])
+    summary = summarize(table, by=["delta", "instance", "algorithm"]).merge(facts, on=["delta", "instance"],
+                                                                            how="left")
     summary["ratio_to_T_star_kl"] = summary["mean_samples"] / summary["T_star_kl"]
-    first = (["delta"] if listed else []) + ["experiment", "x", "size", "H_id", "algorithm"]
+    first = ["delta", "experiment", "x", "size", "H_id", "algorithm"]
     summary = summary[first + [column for column in summary.columns if column not in first]]
+    if not listed:
+        table, summary = table.drop(columns="delta"), summary.drop(columns="delta")
     return table, summary
 
 
