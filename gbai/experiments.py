@@ -23,8 +23,8 @@ from .paper.instances import EXPERIMENTS, PAPER_DELTA, Experiment
 from .paper.model import NO_ANSWER, Instance
 from .simulation import delta_list, sweep
 
-__all__ = ["error_rates", "experiment_grid", "get_experiment", "paired_comparison", "paper_instance",
-           "stored_limit", "summarize", "sweep_experiment"]
+__all__ = ["error_rates", "experiment_grid", "get_experiment", "paired_comparison", "paired_difference",
+           "paper_instance", "stored_limit", "summarize", "sweep_experiment"]
 
 
 def get_experiment(name: str) -> Experiment:
@@ -142,25 +142,31 @@ def paired_comparison(table: pd.DataFrame, reference: str, others: Sequence[str]
         if reference not in wide.columns or other not in wide.columns:
             raise ValueError(f"the table must hold runs of both {reference!r} and {other!r}")
         for instance, group in wide.groupby(level="instance", sort=False):
-            difference = (group[reference] - group[other]).to_numpy(dtype=np.float64)
-            half = 1.96 * difference.std(ddof=1) / np.sqrt(difference.size) if difference.size > 1 else np.nan
-            low, high = difference.mean() - half, difference.mean() + half
+            mean, half = paired_difference(group[reference], group[other], 1.96)
+            low, high = mean - half, mean + half
             rows.append(
                 {
                     "instance": instance,
                     "other": other,
-                    "runs": difference.size,
+                    "runs": len(group),
                     f"mean {reference}": group[reference].mean(),
                     "mean other": group[other].mean(),
                     "ratio": group[reference].mean() / group[other].mean(),
-                    "difference": difference.mean(),
+                    "difference": mean,
                     "ci95_low": low,
                     "ci95_high": high,
-                    "wins": float((difference < 0).mean()),
+                    "wins": float((group[reference] < group[other]).mean()),
                     "verdict": "fewer" if high < 0 else ("more" if low > 0 else "undecided"),
                 }
             )
     return pd.DataFrame(rows)
+
+
+def paired_difference(reference, other, z: float = 1.0) -> tuple[float, float]:
+    """The mean of the paired differences ``reference - other`` and ``z`` standard errors of it (NaN for one run)."""
+    difference = np.asarray(reference, dtype=np.float64) - np.asarray(other, dtype=np.float64)
+    spread = z * difference.std(ddof=1) / np.sqrt(difference.size) if difference.size > 1 else np.nan
+    return difference.mean(), spread
 
 
 def error_rates(table: pd.DataFrame, by: Sequence[str] = ("instance", "algorithm")) -> pd.DataFrame:
@@ -168,14 +174,16 @@ def error_rates(table: pd.DataFrame, by: Sequence[str] = ("instance", "algorithm
 
     Columns ``runs``, ``stopped``, ``errors``, ``unstopped``, ``error rate`` and
     ``95% upper limit``: the one-sided Clopper-Pearson bound on the probability of a
-    wrong answer, the quantity that delta-correctness bounds.
+    wrong answer, the quantity that delta-correctness bounds (1 when every stopped run
+    was wrong, or none stopped).
     """
     from scipy import stats
 
     rates = table.groupby(list(by)).agg(runs=("error", "size"), stopped=("stopped", "sum"), errors=("error", "sum"))
     rates["unstopped"] = rates["runs"] - rates["stopped"]
     rates["error rate"] = rates["errors"] / rates["stopped"]
-    rates["95% upper limit"] = [stats.beta.ppf(0.95, e + 1, n - e) for e, n in zip(rates["errors"], rates["stopped"])]
+    rates["95% upper limit"] = [1.0 if e == n else stats.beta.ppf(0.95, e + 1, n - e)
+                                for e, n in zip(rates["errors"], rates["stopped"])]
     return rates
 
 

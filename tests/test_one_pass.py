@@ -155,7 +155,7 @@ def test_recommended_error_rates_within_delta(reward):
     # Short runs at large deltas, where a loose rule errs most: a risky highest-mean arm,
     # a close second with an attribute near the threshold, an infeasible instance and a
     # near tie of two arm means. The adversarial instances of the near-limit study
-    # (2000 runs each) are too slow for make test: gbai.studies.near_limit.error_rates.
+    # (2000 runs each) are too slow for make test: gbai.studies.near_limit.adversarial_errors.
     instances = {
         "risky best mean": Instance([[0.6, 0.55], [0.9, 0.2], [0.45, 0.5]], 0.35),
         "close second": Instance([[0.7, 0.5], [0.6, 0.4], [0.2, 0.9]], 0.35),
