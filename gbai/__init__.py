@@ -21,7 +21,6 @@ A reproduction package for *Constrained Best Arm Identification in Grouped Bandi
 
 from .algorithms import ALGORITHMS, PAPER_ALGORITHMS, RECOMMENDED, Algorithm, get_algorithm, resolve
 from .asrun.instances import PUBLISHED_EXPERIMENTS
-from .asrun.variants import CRASHED
 from .beyond.betting import BettingGBAI
 from .beyond.css_lucb_plus import CSSLUCBPlus
 from .beyond.lma_glr import LMAGLR
@@ -77,10 +76,11 @@ from .paper import (
     empirical_bounds,
     load_instance,
     reward_variance,
-                          table1_example,
-                          theorem1_bound,
-                          theorem1_constants,
+    table1_example,
+    theorem1_bound,
+    theorem1_constants,
 )
+from .paper.model import CRASHED
 from .simulation import code_fingerprint, run, run_deltas, run_seed, sweep
 from .version import __version__  # noqa: F401 (gbai.__version__, read by pip and the book)
 

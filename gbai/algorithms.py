@@ -36,7 +36,7 @@ __all__ = ["ALGORITHMS", "PAPER_ALGORITHMS", "RECOMMENDED", "REFERENCES", "Algor
            "get_algorithm", "resolve"]
 
 #: ``kernel(instance, deltas, keys, model, max_samples, options) -> [(answer, samples, rounds, counts, stopped), ...]``:
-#: ``deltas`` a 1-D float array of distinct levels in (0, 1), one tuple per level in their order.
+#: one pass of one seed; ``deltas`` a 1-D float array of distinct levels in (0, 1) (:meth:`Resolved.run_fast`).
 Kernel = Callable[[Instance, np.ndarray, np.ndarray, int, int, dict], list]
 
 
@@ -51,9 +51,9 @@ class Algorithm:
     a spec that moves any option from its default (the text's reading) runs there,
     in the compiled engine only; at the defaults the spec runs ``kernel``. Both take
     a vector of deltas (:data:`Kernel`). ``level_free(options)`` is true for the specs
-    whose sampling never reads delta (none when it is ``None``): their kernel plays a
-    seed once for the whole vector, recording the stop of each delta; the others play
-    it once per delta.
+    whose sampling never reads delta (none when it is ``None``): :meth:`Resolved.run_fast`
+    gives their kernel the whole vector, and it plays the seed once, recording the stop
+    of each delta; the others' kernel is called once per delta.
     """
 
     name: str
@@ -99,9 +99,15 @@ class Resolved:
 
     def run_fast(self, instance: Instance, deltas: np.ndarray, keys: np.ndarray, model: int,
                  max_samples: int) -> list[tuple]:
-        """The compiled runs of one seed at each of ``deltas``: ``(answer, samples, rounds, counts, stopped)`` each."""
+        """The compiled runs of one seed at each of ``deltas``: ``(answer, samples, rounds, counts, stopped)`` each.
+
+        One pass for them all when :attr:`level_free`, else one per delta (decided here only).
+        """
         kernel = self.algorithm.as_run if self.as_run else self.algorithm.kernel
-        return kernel(instance, deltas, keys, model, max_samples, self.options)
+        if self.level_free:
+            return kernel(instance, deltas, keys, model, max_samples, self.options)
+        return [kernel(instance, deltas[k:k + 1], keys, model, max_samples, self.options)[0]
+                for k in range(len(deltas))]
 
     @property
     def level_free(self) -> bool:

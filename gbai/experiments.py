@@ -19,13 +19,12 @@ import pandas as pd
 from .asrun.instances import PUBLISHED_EXPERIMENTS
 from .cache import cached
 from .limits.characteristic_time import lower_bound_tstar, matching_divergence
-from .paper.engine import NO_ANSWER
 from .paper.instances import EXPERIMENTS, PAPER_DELTA, Experiment
-from .paper.model import Instance, check_delta
-from .simulation import check_deltas, sweep
+from .paper.model import NO_ANSWER, Instance
+from .simulation import delta_list, sweep
 
-__all__ = ["error_rates", "experiment_grid", "get_experiment", "paired_comparison", "paper_instance",
-           "stored_limit", "summarize", "sweep_experiment"]
+__all__ = ["error_rates", "experiment_grid", "get_experiment", "paired_comparison", "paired_difference",
+           "paper_instance", "stored_limit", "summarize", "sweep_experiment"]
 
 
 def get_experiment(name: str) -> Experiment:
@@ -99,31 +98,29 @@ def sweep_experiment(
     reward = options.get("reward", "beta")
     divergence = matching_divergence(reward)
     cache_dir = options.get("cache_dir", "default")
-    listed = np.ndim(delta) > 0
-    deltas = [float(value) for value in check_deltas(delta)] if listed else [check_delta(delta)]
-    instances: dict[str, Instance] = {}
-    facts = []
-    for value in deltas:
-        for size in size_list:
-            for x in xs:
-                instance = experiment.instance(x, size)
-                instances[instance.label] = instance
-                facts.append({"delta": value, "instance": instance.label, "experiment": name, "x": x, "size": size,
-                              "n_arms": instance.n_arms, "n_attributes": instance.n_attributes,
-                              "H_id": instance.hardness_index(),
-                              "H_id_feasible_competitor": instance.hardness_index(competitor="feasible"),
-                              "limit_divergence": divergence,
-                              "T_star_kl": stored_limit(instance, value, divergence, cache_dir),
-                              "T_star_kl_bernoulli": stored_limit(instance, value, "bernoulli", cache_dir)})
-    table = sweep(instances, algorithms, n_runs=n_runs, delta=delta, seed=seed, **options)
-    keys = ["delta", "instance"] if listed else ["instance"]
-    facts = pd.DataFrame(facts)
-    if not listed:
-        facts = facts.drop(columns="delta")
-    summary = summarize(table, by=keys + ["algorithm"]).merge(facts, on=keys, how="left")
+    points = {}
+    for size in size_list:
+        for x in xs:
+            instance = experiment.instance(x, size)
+            points[instance.label] = (instance, x, size)
+    # One road for a number and a list: the sweep (which checks delta) always gets a list.
+    deltas, listed = delta_list(delta)
+    table = sweep({label: point[0] for label, point in points.items()}, algorithms, n_runs=n_runs, delta=deltas,
+                  seed=seed, **options)
+    facts = pd.DataFrame([
+        {"delta": value, "instance": label, "experiment": name, "x": x, "size": size, "n_arms": instance.n_arms,
+         "n_attributes": instance.n_attributes, "H_id": instance.hardness_index(),
+         "H_id_feasible_competitor": instance.hardness_index(competitor="feasible"), "limit_divergence": divergence,
+         "T_star_kl": stored_limit(instance, value, divergence, cache_dir),
+         "T_star_kl_bernoulli": stored_limit(instance, value, "bernoulli", cache_dir)}
+        for value in map(float, table["delta"].unique()) for label, (instance, x, size) in points.items()])
+    summary = summarize(table, by=["delta", "instance", "algorithm"]).merge(facts, on=["delta", "instance"],
+                                                                            how="left")
     summary["ratio_to_T_star_kl"] = summary["mean_samples"] / summary["T_star_kl"]
-    first = (["delta"] if listed else []) + ["experiment", "x", "size", "H_id", "algorithm"]
+    first = ["delta", "experiment", "x", "size", "H_id", "algorithm"]
     summary = summary[first + [column for column in summary.columns if column not in first]]
+    if not listed:
+        table, summary = table.drop(columns="delta"), summary.drop(columns="delta")
     return table, summary
 
 
@@ -145,25 +142,31 @@ def paired_comparison(table: pd.DataFrame, reference: str, others: Sequence[str]
         if reference not in wide.columns or other not in wide.columns:
             raise ValueError(f"the table must hold runs of both {reference!r} and {other!r}")
         for instance, group in wide.groupby(level="instance", sort=False):
-            difference = (group[reference] - group[other]).to_numpy(dtype=np.float64)
-            half = 1.96 * difference.std(ddof=1) / np.sqrt(difference.size) if difference.size > 1 else np.nan
-            low, high = difference.mean() - half, difference.mean() + half
+            mean, half = paired_difference(group[reference], group[other], 1.96)
+            low, high = mean - half, mean + half
             rows.append(
                 {
                     "instance": instance,
                     "other": other,
-                    "runs": difference.size,
+                    "runs": len(group),
                     f"mean {reference}": group[reference].mean(),
                     "mean other": group[other].mean(),
                     "ratio": group[reference].mean() / group[other].mean(),
-                    "difference": difference.mean(),
+                    "difference": mean,
                     "ci95_low": low,
                     "ci95_high": high,
-                    "wins": float((difference < 0).mean()),
+                    "wins": float((group[reference] < group[other]).mean()),
                     "verdict": "fewer" if high < 0 else ("more" if low > 0 else "undecided"),
                 }
             )
     return pd.DataFrame(rows)
+
+
+def paired_difference(reference, other, z: float = 1.0) -> tuple[float, float]:
+    """The mean of the paired differences ``reference - other`` and ``z`` standard errors of it (NaN for one run)."""
+    difference = np.asarray(reference, dtype=np.float64) - np.asarray(other, dtype=np.float64)
+    spread = z * difference.std(ddof=1) / np.sqrt(difference.size) if difference.size > 1 else np.nan
+    return difference.mean(), spread
 
 
 def error_rates(table: pd.DataFrame, by: Sequence[str] = ("instance", "algorithm")) -> pd.DataFrame:
@@ -171,14 +174,16 @@ def error_rates(table: pd.DataFrame, by: Sequence[str] = ("instance", "algorithm
 
     Columns ``runs``, ``stopped``, ``errors``, ``unstopped``, ``error rate`` and
     ``95% upper limit``: the one-sided Clopper-Pearson bound on the probability of a
-    wrong answer, the quantity that delta-correctness bounds.
+    wrong answer, the quantity that delta-correctness bounds (1 when every stopped run
+    was wrong, or none stopped).
     """
     from scipy import stats
 
     rates = table.groupby(list(by)).agg(runs=("error", "size"), stopped=("stopped", "sum"), errors=("error", "sum"))
     rates["unstopped"] = rates["runs"] - rates["stopped"]
     rates["error rate"] = rates["errors"] / rates["stopped"]
-    rates["95% upper limit"] = [stats.beta.ppf(0.95, e + 1, n - e) for e, n in zip(rates["errors"], rates["stopped"])]
+    rates["95% upper limit"] = [1.0 if e == n else stats.beta.ppf(0.95, e + 1, n - e)
+                                for e, n in zip(rates["errors"], rates["stopped"])]
     return rates
 
 

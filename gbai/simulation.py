@@ -12,7 +12,8 @@ and by :func:`sweep`. A spec whose sampling never reads delta
 (:attr:`gbai.algorithms.Resolved.level_free`: LMA-GLR, Betting-GBAI with
 ``sampling=level-free``) then plays each seed once, recording the stop of every
 delta, and each delta's results are cached as its own sweep would store them; other
-specs play it once per delta.
+specs play it once per delta. A sweep checks its deltas and resolves its specs once,
+and its table has a ``delta`` column when delta is given as a list (:func:`delta_list`).
 """
 
 from __future__ import annotations
@@ -28,14 +29,14 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-from .algorithms import resolve
+from .algorithms import Resolved, resolve
 from .cache import default_cache_dir, fingerprint, load, result_path, store
 from .paper.engine import DEFAULT_MAX_SAMPLES, RunResult, StepEngine, check_max_samples
 from .paper.instances import PAPER_DELTA
 from .paper.model import INFEASIBLE, Instance, check_delta
 from .paper.rewards import pair_keys, reward_code, seed_sequence
 
-__all__ = ["check_deltas", "code_fingerprint", "run", "run_deltas", "run_seed", "sweep"]
+__all__ = ["check_deltas", "code_fingerprint", "delta_list", "run", "run_deltas", "run_seed", "sweep"]
 
 ENGINES = ("fast", "step")
 
@@ -50,6 +51,12 @@ def run_seed(seed: int, run_index: int) -> np.random.SeedSequence:
 def _one_delta(delta) -> bool:
     """True when ``delta`` is one value (a number, a string, a 0-d array), not a sequence of deltas."""
     return isinstance(delta, (Real, np.floating, str, bytes)) or (isinstance(delta, np.ndarray) and delta.ndim == 0)
+
+
+def delta_list(delta) -> tuple[Sequence, bool]:
+    """``delta`` as deltas, unchecked (a number as a list of one), and whether it came as several (a delta column)."""
+    listed = not _one_delta(delta)
+    return (delta if listed else [delta]), listed
 
 
 def check_deltas(deltas: Sequence[float]) -> np.ndarray:
@@ -124,20 +131,20 @@ def run_deltas(
 # ----------------------------------------------------------------------- cache
 def code_fingerprint(algorithm: str = "css-lucb") -> str:
     """A hash of the source of every module a run of the spec ``algorithm`` depends on (:mod:`gbai.cache`)."""
-    return fingerprint(_modules(algorithm))
+    return fingerprint(_modules(resolve(algorithm)))
 
 
-def _modules(algorithm: str) -> tuple[str, ...]:
-    return resolve(algorithm).algorithm.modules + ("gbai.simulation", "gbai.algorithms")
+def _modules(resolved) -> tuple[str, ...]:
+    return resolved.algorithm.modules + ("gbai.simulation", "gbai.algorithms")
 
 
 @dataclass(frozen=True)
 class _Chunk:
-    """Runs ``start .. stop - 1`` of one (instance, algorithm) cell of a sweep, at each delta of ``deltas``."""
+    """Runs ``start .. stop - 1`` of one (instance, algorithm) cell of a sweep at its checked ``deltas``."""
 
     means: np.ndarray
     threshold: float
-    algorithm: str
+    resolved: Resolved
     deltas: tuple[float, ...]
     reward: str
     seed: int
@@ -148,14 +155,16 @@ class _Chunk:
     def path(self, cache: Path, delta: float) -> Path:
         """Where the chunk's runs at ``delta`` are stored in the result cache (one key per delta)."""
         payload = {"means": self.means.tolist(), "shape": list(self.means.shape), "threshold": self.threshold,
-                   "algorithm": self.algorithm, "delta": delta, "reward": self.reward, "seed": self.seed,
+                   "algorithm": self.resolved.spec, "delta": delta, "reward": self.reward, "seed": self.seed,
                    "runs": [self.start, self.stop], "max_samples": self.max_samples}
-        return result_path(cache, "runs", payload, _modules(self.algorithm))
+        return result_path(cache, "runs", payload, _modules(self.resolved))
 
 
 def _run_chunk(chunk: _Chunk) -> dict[float, dict[str, np.ndarray]]:
     """Simulate one chunk at each of its deltas (module level so that process pools can pickle it)."""
     instance = Instance(chunk.means, chunk.threshold)
+    levels = np.array(chunk.deltas, dtype=np.float64)
+    code = reward_code(chunk.reward)
     n = chunk.stop - chunk.start
     out = {delta: {
         "answer": np.empty(n, dtype=np.int64),
@@ -165,15 +174,15 @@ def _run_chunk(chunk: _Chunk) -> dict[float, dict[str, np.ndarray]]:
         "counts": np.empty((n, *chunk.means.shape), dtype=np.int64),
     } for delta in chunk.deltas}
     for k, r in enumerate(range(chunk.start, chunk.stop)):
-        results = run_deltas(instance, chunk.algorithm, deltas=chunk.deltas, seed=run_seed(chunk.seed, r),
-                             reward=chunk.reward, max_samples=chunk.max_samples)
-        for delta, result in zip(chunk.deltas, results):
+        keys = pair_keys(run_seed(chunk.seed, r), instance.n_arms, instance.n_attributes)
+        runs = chunk.resolved.run_fast(instance, levels, keys, code, chunk.max_samples)
+        for delta, (answer, samples, rounds, counts, stopped) in zip(chunk.deltas, runs):
             data = out[delta]
-            data["answer"][k] = result.answer
-            data["samples"][k] = result.samples
-            data["rounds"][k] = result.rounds
-            data["stopped"][k] = result.stopped
-            data["counts"][k] = result.counts
+            data["answer"][k] = answer
+            data["samples"][k] = samples
+            data["rounds"][k] = rounds
+            data["stopped"][k] = stopped
+            data["counts"][k] = counts
     return out
 
 
@@ -253,13 +262,14 @@ def sweep(
     names = [algorithms] if isinstance(algorithms, str) else list(algorithms)
     if not names:
         raise ValueError("a sweep needs at least one algorithm")
-    names = list(dict.fromkeys(resolve(name).spec for name in names))
+    # Each name resolved once; two spellings of one spec make one column (the first spelling's place).
+    specs = {resolved.spec: resolved for resolved in map(resolve, names)}
     if isinstance(n_runs, bool) or not isinstance(n_runs, (int, np.integer)) or n_runs < 1:
         raise ValueError(f"n_runs must be a positive integer, got {n_runs!r}")
     if isinstance(chunk_size, bool) or not isinstance(chunk_size, (int, np.integer)) or chunk_size < 1:
         raise ValueError(f"chunk_size must be a positive integer, got {chunk_size!r}")
-    listed = not _one_delta(delta)
-    deltas = [float(value) for value in check_deltas(delta if listed else [delta])]
+    given, listed = delta_list(delta)
+    deltas = [float(value) for value in check_deltas(given)]
     reward_code(reward)
     seed_sequence(seed)
     for instance in named.values():
@@ -272,10 +282,10 @@ def sweep(
 
     cells: list[tuple[str, str, list[_Chunk]]] = []
     for instance_name, instance in named.items():
-        for algorithm in names:
+        for algorithm, resolved in specs.items():
             chunks = [
                 _Chunk(
-                    instance.means, instance.threshold, algorithm, tuple(deltas), reward, int(seed),
+                    instance.means, instance.threshold, resolved, tuple(deltas), reward, int(seed),
                     start, min(start + chunk_size, n_runs), int(max_samples),
                 )
                 for start in range(0, n_runs, chunk_size)

@@ -9,14 +9,12 @@ import pytest
 import gbai
 from gbai import CRASHED, INFEASIBLE, Instance
 from gbai.asrun.variants import (
-    CONTINUE,
     OPTIONS,
     PRESETS,
     RADIUS_AE_AUTHORS,
     RADIUS_FTB_AUTHORS,
     RADIUS_SHARED,
     RADIUS_TEXT,
-    RESTART,
     action_elimination_decide,
     css_lucb_decide,
     feasibility_then_bai_decide,
@@ -25,6 +23,7 @@ from gbai.asrun.variants import (
 from gbai.asrun.variants import (
     radius as as_run_radius,
 )
+from gbai.paper.model import CONTINUE, RESTART
 from gbai.paper.rewards import RewardStream, pair_keys
 
 #: Wide gaps, so that even the as-run radii (20 initial samples, batches of 10) end

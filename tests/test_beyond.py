@@ -3,6 +3,7 @@
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 from binomial_check import most_errors
 from scipy import integrate, optimize, special
@@ -13,6 +14,7 @@ from gbai.beyond import confidence_sequences as thresholds
 from gbai.beyond.confidence_sequences import calibration, glr_threshold, stitched_boundary, stitched_radius
 from gbai.beyond.css_lucb_plus import plus_logs
 from gbai.beyond.lma_glr import alternative_evidence, glr_decide, stopping_level
+from gbai.paper.model import CONTINUE
 
 PLUS_VARIANTS = [
     "css-lucb-plus",
@@ -210,8 +212,15 @@ def test_lma_glr_evidence_matches_a_direct_computation(seed):
         assert value == pytest.approx(direct, rel=1e-5, abs=1e-6), (name, b, j)
     level = stopping_level(instance.n_arms, 0.1)
     assert level == pytest.approx(math.log(instance.n_arms / 0.1))
-    expected = answer if (evidence > level).all() else -3
+    expected = answer if (evidence > level).all() else CONTINUE
     assert glr_decide(means, threshold, state.counts, level) == expected
+
+
+def test_lma_glr_never_stops_on_a_tie_and_has_no_answer_code_of_its_own():
+    # Two arms tie for the best empirical mean: no alternative to test, so no stop.
+    tie, counts = np.array([[0.6, 0.6], [0.6, 0.6], [0.2, 0.9]]), np.full((3, 2), 50, dtype=np.int64)
+    assert alternative_evidence(tie, 0.3, counts)[0] == CONTINUE
+    assert glr_decide(tie, 0.3, counts, -1e9) == CONTINUE
 
 
 # ------------------------------------------------------------ engines agree
@@ -307,7 +316,7 @@ def test_betting_error_rate_within_delta(reward):
     # highest-mean arm, a close second arm with an attribute near the threshold, and an
     # infeasible instance. Seeded, so the outcome is fixed. The harder adversarial
     # instances (near ties, attributes 0.01 from the threshold, 2000 runs each) are
-    # too slow for `make test`; `gbai.studies.near_limit.error_rates` measures their error rates.
+    # too slow for `make test`; `gbai.studies.near_limit.adversarial_errors` measures their error rates.
     instances = {
         "risky best mean": Instance([[0.6, 0.55], [0.9, 0.2], [0.45, 0.5]], 0.35),
         "close second": Instance([[0.7, 0.5], [0.6, 0.4], [0.2, 0.9]], 0.35),
@@ -383,6 +392,11 @@ def test_near_limit_tables_on_a_small_configuration():
     assert len(ratios) == len(gbai.get_experiment("exp1").x_grid)
     expected_falls = ratios["ratio at 0.001"] < ratios["ratio at 0.1"]
     assert (ratios["falls"] == expected_falls).all() and (ratios["ratio at 0.1"] > 1).all()
-    errors = near_limit.error_rates(n_runs=4, workers=1, cache_dir=None, rewards=("beta",))
+    errors = near_limit.adversarial_errors(n_runs=4, workers=1, cache_dir=None, rewards=("beta",))
     assert len(errors) == len(near_limit.adversarial_instances()) == 6
-    assert (errors["errors"] <= errors["stopped"]).all() and (errors["upper_95"] > errors["error_rate"]).all()
+    assert (errors["errors"] <= errors["stopped"]).all()
+    assert (errors["95% upper limit"] > errors["error rate"]).all() and (errors["mean_samples"] > 0).all()
+    runs = gbai.sweep(near_limit.adversarial_instances(), ["betting"], n_runs=4, delta=0.5, seed=12, reward="beta",
+                      workers=1, cache_dir=None, progress=False)
+    pd.testing.assert_frame_equal(errors.drop(columns=["reward", "mean_samples"]).set_index("instance"),
+                                  gbai.error_rates(runs, by=["instance"]))

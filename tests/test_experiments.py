@@ -46,6 +46,29 @@ def test_error_rates_count_stopped_runs_and_bound_them_exactly():
     assert (rates["runs"], rates["stopped"], rates["errors"], rates["unstopped"]) == (5, 4, 0, 1)
     assert rates["error rate"] == 0.0
     assert abs(rates["95% upper limit"] - (1 - 0.05 ** (1 / 4))) < 1e-12
+    # Every stopped run wrong, or none stopped: nothing bounds the error probability below 1.
+    wrong = table.assign(error=table["stopped"], instance=["a"] * 4 + ["b"])
+    assert gbai.error_rates(wrong)["95% upper limit"].tolist() == [1.0, 1.0]
+
+
+def test_paired_statistics_come_from_one_function():
+    """paired_comparison's interval and bai_comparison's paired se are paired_difference's, bit for bit."""
+    import numpy as np
+    import pandas as pd
+
+    import gbai
+    from gbai.experiments import paired_difference
+
+    reference, other = np.array([12.0, 30.0, 7.0, 9.0]), np.array([10.0, 31.0, 2.0, 9.0])
+    mean, se = paired_difference(reference, other)
+    assert mean == 1.5 and se == np.std(reference - other, ddof=1) / 2
+    assert np.isnan(paired_difference([1.0], [2.0])[1])
+    table = pd.DataFrame({"instance": "i", "run": list(range(4)) * 2, "algorithm": ["a"] * 4 + ["b"] * 4,
+                          "samples": np.concatenate([reference, other])})
+    row = gbai.paired_comparison(table, "a", ["b"]).iloc[0]
+    half = paired_difference(reference, other, 1.96)[1]
+    assert (row["difference"], row["ci95_low"], row["ci95_high"]) == (mean, mean - half, mean + half)
+    assert row["wins"] == 0.25 and row["verdict"] == "undecided"
 
 
 def test_every_experiment_pools_the_paper_experiments_and_compares_instance_by_instance(tmp_path, monkeypatch):

@@ -268,11 +268,12 @@ TOY_MODULE = '''
 import numpy as np
 from numba import njit
 
-from gbai.fast.levels import each_level, first_round, run_result
-from gbai.fast.paper import CONTINUE, css_lucb_decision, paper_log_constant, paper_radius
+from gbai.fast.levels import first_round, one_level, run_result
+from gbai.fast.paper import css_lucb_decision, paper_log_constant, paper_radius
 from gbai.fast.rewards import draw
 from gbai.paper.css_lucb import css_lucb
-from gbai.paper.engine import NO_ANSWER, Decision
+from gbai.paper.engine import Decision
+from gbai.paper.model import CONTINUE, NO_ANSWER
 from gbai.paper.rewards import reward_exponents
 
 
@@ -324,8 +325,8 @@ def toy_kernel(means, threshold, delta, keys, exponents, model, max_samples):
 
 def run_toy(instance, deltas, keys, model, max_samples, options):
     means = np.ascontiguousarray(instance.means)
-    return each_level(lambda delta: run_result(*toy_kernel(means, instance.threshold, delta, keys,
-                                                           reward_exponents(means), model, max_samples)), deltas)
+    return [run_result(*toy_kernel(means, instance.threshold, one_level(deltas), keys, reward_exponents(means), model,
+                                   max_samples))]
 '''
 
 

@@ -32,6 +32,30 @@ def test_which_specs_run_in_one_pass():
                         "css-lucb": False, "css-lucb-plus": False, "ae": False, "feasibility-then-bai": False}
 
 
+@pytest.mark.parametrize("free", [True, False])
+def test_the_registry_hook_alone_decides_one_pass_or_one_per_delta(free):
+    seen = []
+
+    def kernel(instance, deltas, keys, model, max_samples, options):
+        seen.append(deltas.tolist())
+        return [(0, 1, 1, np.ones((1, 1), dtype=np.int64), True)] * len(deltas)
+
+    entry = gbai.Algorithm("probe", "a kernel that records its levels", "tests", None, kernel,
+                           level_free=lambda options: free)
+    runs = gbai.algorithms.Resolved(entry, {}, "probe").run_fast(Instance([[0.7]], 0.3), np.array([0.1, 0.01, 1e-4]),
+                                                                np.zeros((1, 1), dtype=np.uint64), 0, 100)
+    assert len(runs) == 3 and seen == ([[0.1, 0.01, 1e-4]] if free else [[0.1], [0.01], [1e-4]])
+
+
+@pytest.mark.parametrize("spec", ["css-lucb", "css-lucb-plus", "ae:radius=authors"])
+def test_a_kernel_whose_sampling_reads_delta_refuses_several_levels(spec):
+    resolved = gbai.resolve(spec)
+    kernel = resolved.algorithm.as_run if resolved.as_run else resolved.algorithm.kernel
+    with pytest.raises(ValueError, match="one level at a time"):
+        kernel(gbai.table1_example(), np.array([0.1, 0.01]), np.zeros((3, 2), dtype=np.uint64), 0, 10**6,
+               resolved.options)
+
+
 @pytest.mark.parametrize("spec", [gbai.RECOMMENDED, "lma-glr", "betting:arm_test=average,sampling=level-free"])
 @pytest.mark.parametrize("reward", ["beta", "bernoulli"])
 def test_one_pass_equals_separate_runs(spec, reward):
@@ -131,7 +155,7 @@ def test_recommended_error_rates_within_delta(reward):
     # Short runs at large deltas, where a loose rule errs most: a risky highest-mean arm,
     # a close second with an attribute near the threshold, an infeasible instance and a
     # near tie of two arm means. The adversarial instances of the near-limit study
-    # (2000 runs each) are too slow for make test: gbai.studies.near_limit.error_rates.
+    # (2000 runs each) are too slow for make test: gbai.studies.near_limit.adversarial_errors.
     instances = {
         "risky best mean": Instance([[0.6, 0.55], [0.9, 0.2], [0.45, 0.5]], 0.35),
         "close second": Instance([[0.7, 0.5], [0.6, 0.4], [0.2, 0.9]], 0.35),

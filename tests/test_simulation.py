@@ -102,7 +102,8 @@ def test_changed_parameters_never_reuse_entries(tmp_path, monkeypatch, change):
 
 def test_changed_instance_or_code_changes_the_path(tmp_path):
     def path(means, threshold=0.3, algorithm="css-lucb"):
-        return simulation._Chunk(means, threshold, algorithm, (0.1,), "beta", 0, 0, 5, 10**6).path(tmp_path, 0.1)
+        return simulation._Chunk(means, threshold, gbai.resolve(algorithm), (0.1,), "beta", 0, 0, 5,
+                                 10**6).path(tmp_path, 0.1)
 
     base = INSTANCES["example"].means
     moved = base.copy()
@@ -112,6 +113,36 @@ def test_changed_instance_or_code_changes_the_path(tmp_path):
     assert path(base, algorithm="ae") != path(base)
     assert path(base, algorithm="css-lucb:as=fig1") != path(base)
     assert path(base) == path(base.copy())
+
+
+def _counting(monkeypatch, names):
+    """Count the calls of ``names`` as gbai.simulation looks them up."""
+    calls = dict.fromkeys(names, 0)
+
+    def counter(name, real):
+        def counted(*args, **kwargs):
+            calls[name] += 1
+            return real(*args, **kwargs)
+        return counted
+
+    for name in names:
+        monkeypatch.setattr(simulation, name, counter(name, getattr(simulation, name)))
+    return calls
+
+
+@pytest.mark.parametrize("delta", [0.1, [0.1, 0.01]])
+def test_a_sweep_checks_delta_and_resolves_each_spec_once_not_once_per_seed(monkeypatch, delta):
+    calls = _counting(monkeypatch, ["resolve", "check_deltas", "check_delta"])
+    table = gbai.sweep(INSTANCES, ["css-lucb", gbai.RECOMMENDED, "css-lucb:as=fig1"], n_runs=6, delta=delta, seed=3,
+                       workers=1, cache_dir=None, progress=False, chunk_size=2)
+    n_deltas = 1 if np.ndim(delta) == 0 else len(delta)
+    assert len(table) == len(INSTANCES) * 3 * 6 * n_deltas  # 36 seeds per delta, 18 chunks
+    assert calls == {"resolve": 3, "check_deltas": 1, "check_delta": n_deltas}
+    calls.update(dict.fromkeys(calls, 0))
+    _, summary = gbai.sweep_experiment("exp1", ["css-lucb"], n_runs=4, delta=delta, x_values=[0.35, 0.4], seed=3,
+                                       reward="bernoulli", workers=1, cache_dir=None, progress=False, chunk_size=2)
+    assert len(summary) == 2 * n_deltas and ("delta" in summary) == (n_deltas > 1)
+    assert calls == {"resolve": 1, "check_deltas": 1, "check_delta": n_deltas}
 
 
 def test_unreadable_entries_are_recomputed(tmp_path):

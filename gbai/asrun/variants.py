@@ -17,18 +17,12 @@ import math
 import numpy as np
 from numba import njit
 
-from ..fast.levels import each_level, first_round, kernel_inputs, run_result
+from ..fast.levels import first_round, kernel_inputs, one_level, run_result
 from ..fast.paper import paper_log_constant, paper_radius
 from ..fast.rewards import draw
-from ..paper.engine import NO_ANSWER
-from ..paper.model import INFEASIBLE
+from ..paper.model import CONTINUE, CRASHED, INFEASIBLE, NO_ANSWER, RESTART
 
-__all__ = ["CRASHED", "OPTIONS", "PRESETS", "run_variant"]
-
-#: The answer of a run that ends where the authors' code raises an error.
-CRASHED = -4
-CONTINUE = -10
-RESTART = -11
+__all__ = ["OPTIONS", "PRESETS", "run_variant"]
 
 #: Options of each algorithm (first value: the paper's text). CSS-LUCB: radius (fact A5), init,
 #: ties, count (A6), arm_count, sampling (A7); Action Elimination: radius, delta, batch (A8),
@@ -449,16 +443,14 @@ def _switches(name: str, options: dict) -> np.ndarray:
 
 def run_variant(name: str, instance, deltas: np.ndarray, keys: np.ndarray, model: int, max_samples: int,
                 options: dict) -> list[tuple]:
-    """Run the as-run variant of ``name`` with ``options`` at each level of ``deltas``: one run tuple per level."""
+    """Run the as-run variant of ``name`` with ``options`` at the one level of ``deltas`` (its sampling reads delta)."""
     switches = _switches(name, options)
     if switches[_INIT] * instance.means.size > max_samples:
         raise ValueError(f"{name}: {switches[_INIT]} initial samples per pair exceed max_samples={max_samples}")
     means, threshold, keys, exponents = kernel_inputs(instance, keys)
     arguments = ((_CSS, _AE, _FTB)[list(OPTIONS).index(name)], means, threshold, keys, exponents, int(model),
                  np.int64(max_samples))
-
-    def run_one(delta: float) -> tuple:
-        if options.get("delta", "given") == "authors":
-            delta = AUTHORS_DELTA[name]
-        return run_result(*as_run_loop(*arguments, float(delta), switches))
-    return each_level(run_one, deltas)
+    delta = one_level(deltas)
+    if options.get("delta", "given") == "authors":
+        delta = AUTHORS_DELTA[name]
+    return [run_result(*as_run_loop(*arguments, float(delta), switches))]

@@ -25,12 +25,12 @@ import math
 import numpy as np
 from numba import njit
 
-from ..fast.levels import each_level, first_round, kernel_inputs, level_results, new_stops, record_stops
-from ..fast.paper import CONTINUE
+from ..fast.levels import first_round, kernel_inputs, level_results, new_stops, record_stops
 from ..fast.rewards import draw
 from ..limits.alternatives import answer_kernel
 from ..limits.divergences import kl_bernoulli_scalar
-from ..paper.engine import NO_ANSWER, Decision, RoundState
+from ..paper.engine import Decision, RoundState
+from ..paper.model import CONTINUE, NO_ANSWER
 
 __all__ = [
     "BETTING_OPTIONS",
@@ -471,12 +471,10 @@ class BettingGBAI:
 
 def run_betting(instance, deltas: np.ndarray, keys: np.ndarray, model: int, max_samples: int,
                 options: dict) -> list[tuple]:
-    """The registry kernel: one run tuple per level of ``deltas``, in one pass when the sampling is level-free."""
+    """The registry kernel: one pass, one run tuple per level of ``deltas`` (all of them only if :func:`level_free`)."""
     _check_options(**options)
     arguments = (*kernel_inputs(instance, keys), int(model), np.int64(max_samples), bet_grid())
     codes = _ARM_TEST_CODE[options["arm_test"]], _SAMPLING_CODE[options["sampling"]]
     levels = np.array([rejection_level(instance.n_arms, instance.n_attributes, delta, options["union"])
                        for delta in deltas])
-    if level_free(options):
-        return level_results(betting_kernel(*arguments, levels, *codes))
-    return each_level(lambda level: level_results(betting_kernel(*arguments, np.array([level]), *codes))[0], levels)
+    return level_results(betting_kernel(*arguments, levels, *codes))

@@ -19,10 +19,11 @@ import math
 import numpy as np
 from numba import njit
 
-from ..fast.levels import each_level, first_round, kernel_inputs, run_result
-from ..fast.paper import CONTINUE, css_lucb_decision, paper_log_constant, paper_radius
+from ..fast.levels import first_round, kernel_inputs, one_level, run_result
+from ..fast.paper import css_lucb_decision, paper_log_constant, paper_radius
 from ..fast.rewards import draw
-from ..paper.engine import NO_ANSWER, Decision, RoundState
+from ..paper.engine import Decision, RoundState
+from ..paper.model import CONTINUE, NO_ANSWER
 from .confidence_sequences import ETA, K1, K2, STITCHING_S, stitched, stitched_log_constant, stitched_radius
 
 __all__ = ["CSSLUCBPlus", "PLUS_OPTIONS", "arm_rounds", "css_lucb_plus_kernel", "plus_decide", "plus_logs",
@@ -371,11 +372,11 @@ class CSSLUCBPlus:
 
 def run_css_lucb_plus(instance, deltas: np.ndarray, keys: np.ndarray, model: int, max_samples: int,
                       options: dict) -> list[tuple]:
-    """The registry kernel: its radii, hence its sampling, read delta, so one run tuple per level of ``deltas``."""
+    """The registry kernel: its radii, hence its sampling, read delta, so one level of ``deltas``, one run tuple."""
     _check_plus_options(**options)
     means, threshold, keys, exponents = kernel_inputs(instance, keys)
-    return each_level(lambda delta: run_result(*css_lucb_plus_kernel(
+    return [run_result(*css_lucb_plus_kernel(
         means, threshold, keys, exponents, int(model), np.int64(max_samples),
         _CONFIDENCE_CODES[options["confidence"]], options["arm_radius"] == "average",
-        options["sampling"] == "targeted", plus_logs(instance.n_arms, instance.n_attributes, delta,
-                                                     options["confidence"]))), deltas)
+        options["sampling"] == "targeted", plus_logs(instance.n_arms, instance.n_attributes, one_level(deltas),
+                                                     options["confidence"])))]

@@ -30,7 +30,6 @@ import numpy as np
 from numba import njit
 
 from ..fast.levels import first_round, kernel_inputs, level_results, new_stops, record_stops
-from ..fast.paper import CONTINUE
 from ..fast.rewards import draw
 from ..limits.alternatives import (
     KIND_BEST_INFEASIBLE,
@@ -40,7 +39,8 @@ from ..limits.alternatives import (
     best_response_kernel,
 )
 from ..limits.divergences import divergence_scalar
-from ..paper.engine import NO_ANSWER, Decision, RoundState
+from ..paper.engine import Decision, RoundState
+from ..paper.model import CONTINUE, NO_ANSWER
 from .mixtures import kt_regret, one_sided_above, one_sided_below
 
 __all__ = ["LMAGLR", "LMA_UPDATE_RATE", "alternative_evidence", "glr_decide", "lma_glr_kernel", "run_lma_glr",
@@ -79,7 +79,7 @@ def alternative_evidence(mu_hat, threshold, counts):
     """``(answer, kinds, arms, attributes, log_evalues)``: the log e-value against each alternative of the answer.
 
     Alternatives as :func:`gbai.alternative_values` (its order and kind codes); the
-    answer is -1 for an infeasible ``mu_hat``, and -2 (no alternatives) for a tie.
+    answer is -1 for an infeasible ``mu_hat``, and CONTINUE for a tie (no alternative to test, no stop).
     (A): :func:`.mixtures.one_sided_above` of the answer's pair; (B): the larger of
     ``GLR - sum R`` over the ``2M`` pairs of the answer and ``b`` (KT regrets ``R``)
     and the feasibility evidence of ``b``; (C): the feasibility evidence of ``b``.
@@ -90,7 +90,7 @@ def alternative_evidence(mu_hat, threshold, counts):
     answer, tie = answer_kernel(mu_hat, threshold)
     if tie >= 0:
         empty = np.zeros(0, dtype=np.int64)
-        return -2, empty, empty, empty, np.zeros(0)
+        return CONTINUE, empty, empty, empty, np.zeros(0)
     weights = counts.astype(np.float64)
     kinds, arms, attributes, values = alternative_values_kernel(mu_hat, threshold, weights, 0)
     regret = np.zeros(n)
@@ -113,10 +113,8 @@ def alternative_evidence(mu_hat, threshold, counts):
 
 @njit(cache=True)
 def glr_decide(mu_hat, threshold, counts, level):
-    """The answer when every alternative's log e-value (:func:`alternative_evidence`) exceeds ``level``, else -3."""
+    """The answer if every alternative's log e-value (:func:`alternative_evidence`) exceeds ``level``, else CONTINUE."""
     answer, kinds, _, _, evidence = alternative_evidence(mu_hat, threshold, counts)
-    if answer == -2:
-        return CONTINUE
     for k in range(kinds.size):
         if not evidence[k] > level:
             return CONTINUE
@@ -227,7 +225,7 @@ def lma_glr_kernel(means, threshold, keys, exponents, model, max_samples, levels
             weakest = math.inf
             for value in evidence:
                 weakest = -math.inf if math.isnan(value) else min(weakest, value)
-            if answer != -2 and record_stops(stops, levels < weakest, answer, samples, rounds, counts, True) == 0:
+            if answer != CONTINUE and record_stops(stops, levels < weakest, answer, samples, rounds, counts, True) == 0:
                 return stops
             if samples > last_update:
                 gap = lma_step(mu_hat, threshold, played, losses, gap, float(samples - last_update), learner)

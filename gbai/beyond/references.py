@@ -49,8 +49,7 @@ from numba import njit
 from ..fast.levels import first_round, level_results, new_stops, record_stops
 from ..fast.rewards import draw
 from ..limits.divergences import kl_bernoulli_scalar
-from ..paper.engine import NO_ANSWER
-from ..paper.model import Instance
+from ..paper.model import NO_ANSWER, Instance
 from ..paper.rewards import reward_exponents
 from .betting import bet_grid
 from .mixtures import kt_regret, overtake_bets

@@ -1,24 +1,22 @@
-"""What every compiled kernel shares: the first round, the stops recorded per level, the loop over levels.
+"""What every compiled kernel shares: the first round, the stops recorded per level.
 
 A registry kernel takes a vector of levels (deltas) and returns one ``(answer,
-samples, rounds, counts, stopped)`` per level. A rule whose sampling reads delta
-plays the seed once per level (:func:`each_level`); a rule whose sampling never
-reads it plays the seed once, and its compiled loop notes each level's stop as it
-passes (:func:`new_stops`, :func:`record_stops`).
+samples, rounds, counts, stopped)`` per level: one level a call for a rule whose
+sampling reads delta (:func:`one_level`), all of them for one whose sampling never
+reads it (:meth:`gbai.algorithms.Resolved.run_fast` decides), which plays the seed
+once and notes each level's stop as it passes (:func:`new_stops`, :func:`record_stops`).
 """
 
 from __future__ import annotations
 
-from typing import Callable
-
 import numpy as np
 from numba import njit
 
-from ..paper.engine import NO_ANSWER
+from ..paper.model import NO_ANSWER
 from ..paper.rewards import reward_exponents
 from .rewards import draw
 
-__all__ = ["each_level", "first_round", "kernel_inputs", "level_results", "new_stops", "record_stops", "run_result"]
+__all__ = ["first_round", "kernel_inputs", "level_results", "new_stops", "one_level", "record_stops", "run_result"]
 
 
 def kernel_inputs(instance, keys: np.ndarray) -> tuple:
@@ -80,6 +78,8 @@ def level_results(stops) -> list[tuple]:
     return [run_result(*(record[k] for record in stops)) for k in range(stops[0].size)]
 
 
-def each_level(run_one: Callable[[float], tuple], deltas: np.ndarray) -> list[tuple]:
-    """The runs of a rule whose sampling reads delta: ``run_one(delta)``, a run tuple, at each level in turn."""
-    return [run_one(float(delta)) for delta in deltas]
+def one_level(deltas: np.ndarray) -> float:
+    """The level of a kernel whose sampling reads delta, which the registry calls once per level."""
+    if len(deltas) != 1:
+        raise ValueError(f"a rule whose sampling reads delta runs one level at a time, got {len(deltas)} levels")
+    return float(deltas[0])

@@ -16,12 +16,11 @@ import math
 import numpy as np
 from numba import njit
 
-from ..paper.engine import NO_ANSWER
-from ..paper.model import INFEASIBLE
-from .levels import each_level, first_round, kernel_inputs, run_result
+from ..paper.model import CONTINUE, INFEASIBLE, NO_ANSWER
+from .levels import first_round, kernel_inputs, one_level, run_result
 from .rewards import draw
 
-__all__ = ["CONTINUE", "action_elimination_kernel", "css_lucb_decision", "css_lucb_kernel",
+__all__ = ["action_elimination_kernel", "css_lucb_decision", "css_lucb_kernel",
            "feasibility_then_bai_kernel", "paper_log_constant", "paper_radius", "run_kernel"]
 
 
@@ -70,9 +69,6 @@ def _paper_first_round(keys, means, exponents, model):
     for i in range(n):
         _refresh_arm(i, sums, counts, arm_mean, min_mean)
     return sums, counts, arm_mean, min_mean
-
-
-CONTINUE = -3
 
 
 @njit(cache=True)
@@ -251,11 +247,11 @@ _KERNELS = {"css-lucb": css_lucb_kernel, "ae": action_elimination_kernel,
 
 def run_kernel(name: str, instance, deltas: np.ndarray, keys: np.ndarray, model: int, max_samples: int,
                options: dict | None = None) -> list[tuple]:
-    """Run the compiled paper algorithm ``name`` at each level of ``deltas``: one run tuple per level.
+    """Run the compiled paper algorithm ``name`` at the one level of ``deltas``: a list of one run tuple.
 
-    Its confidence radii, hence its sampling, read delta: one run per level. ``options``
-    is the registry's uniform kernel argument: the text's reading has none.
+    Its confidence radii, hence its sampling, read delta (:func:`~gbai.fast.levels.one_level`).
+    ``options`` is the registry's uniform kernel argument: the text's reading has none.
     """
     means, threshold, keys, exponents = kernel_inputs(instance, keys)
-    return each_level(lambda delta: run_result(*_KERNELS[name](
-        means, threshold, delta, keys, exponents, int(model), int(max_samples))), deltas)
+    return [run_result(*_KERNELS[name](means, threshold, one_level(deltas), keys, exponents, int(model),
+                                       int(max_samples)))]

@@ -10,10 +10,10 @@ and ``theorem1`` (Section III). Nothing here imports numba or the rest of ``gbai
 from .action_elimination import ActionElimination
 from .bounds import ConfidenceSets, EmpiricalBounds, confidence_radius, confidence_sets, empirical_bounds
 from .css_lucb import CSSLUCB, css_lucb
-from .engine import DEFAULT_MAX_SAMPLES, NO_ANSWER, Decision, Policy, Round, RoundState, RunResult, StepEngine
+from .engine import DEFAULT_MAX_SAMPLES, Decision, Policy, Round, RoundState, RunResult, StepEngine
 from .feasibility_then_bai import FeasibilityThenBAI
 from .instances import EXPERIMENT_TITLES, EXPERIMENTS, PAPER_DELTA, Experiment, table1_example
-from .model import INFEASIBLE, HardnessWarning, Instance, check_delta, load_instance
+from .model import INFEASIBLE, NO_ANSWER, HardnessWarning, Instance, check_delta, load_instance
 from .rewards import REWARD_MODELS, RewardStream, reward_variance
 from .theorem1 import theorem1_bound, theorem1_constants
 

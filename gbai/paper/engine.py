@@ -17,14 +17,12 @@ from typing import Iterable, Iterator, Protocol, runtime_checkable
 import numpy as np
 
 from .bounds import ConfidenceSets, EmpiricalBounds, confidence_sets, empirical_bounds
-from .model import INFEASIBLE, Instance, check_delta
+from .model import INFEASIBLE, NO_ANSWER, Instance, check_delta
 from .rewards import RewardStream
 
-__all__ = ["DEFAULT_MAX_SAMPLES", "NO_ANSWER", "Decision", "Policy", "Round", "RoundState", "RunResult",
+__all__ = ["DEFAULT_MAX_SAMPLES", "Decision", "Policy", "Round", "RoundState", "RunResult",
            "StepEngine", "check_max_samples"]
 
-#: The answer of a run that hit its sample budget.
-NO_ANSWER = -2
 #: The default sample budget of one run: far above what any paper instance needs.
 DEFAULT_MAX_SAMPLES = 100_000_000
 

@@ -16,10 +16,20 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["INFEASIBLE", "MEAN_TOLERANCE", "HardnessWarning", "Instance", "check_delta", "load_instance"]
+__all__ = ["CONTINUE", "CRASHED", "INFEASIBLE", "MEAN_TOLERANCE", "NO_ANSWER", "RESTART", "HardnessWarning",
+           "Instance", "check_delta", "load_instance"]
 
+# Every answer code, one meaning each: a run answers an arm (0 or more), INFEASIBLE, NO_ANSWER or CRASHED.
 #: The answer "no arm is feasible" (the paper's flag ``f = 0``).
 INFEASIBLE = -1
+#: The answer of a run that hit its sample budget.
+NO_ANSWER = -2
+#: A compiled rule's decision to sample again rather than answer.
+CONTINUE = -3
+#: The answer of an as-run variant that ends where the authors' code raises an error (:mod:`gbai.asrun`).
+CRASHED = -4
+#: An as-run Feasibility then BAI decision: phase 2 starts again from no samples (fact A12).
+RESTART = -5
 #: Arm means closer than this count as equal. The paper's decimal instances tie
 #: exactly on paper (vary-n at x = 0.40: (0.4 + 0.9)/2 = (0.6 + 0.7)/2) but not always
 #: in binary floating point; the tolerance keeps S, R and ties as the paper has them.

@@ -72,17 +72,18 @@ class EveryExperiment:
         return pd.DataFrame(table)
 
 
-def every_experiment(algorithms: Sequence[str], *, n_runs: int, delta: float, seed: int,
-                     workers: int | None = None) -> EveryExperiment:
-    """Run ``algorithms`` on every instance of every paper experiment (:func:`gbai.sweep_experiment`).
+def every_experiment(algorithms: Sequence[str], *, n_runs: int, delta: float | Sequence[float], seed: int,
+                     workers: int | None = None, experiments: Sequence[str] = EVERY_EXPERIMENT,
+                     **options) -> EveryExperiment:
+    """Run ``algorithms`` on every instance of ``experiments`` (:func:`gbai.sweep_experiment`, given ``options``).
 
     The summary gains ``ratio_to_bernoulli``, the mean samples over the Bernoulli
     line ``T*·kl(δ, 1−δ)``; :meth:`EveryExperiment.draw` draws the figure.
     """
     if not algorithms:
         raise ValueError("every_experiment needs at least one algorithm")
-    parts = [sweep_experiment(name, list(algorithms), n_runs=n_runs, delta=delta, seed=seed, workers=workers)
-             for name in EVERY_EXPERIMENT]
+    parts = [sweep_experiment(name, list(algorithms), n_runs=n_runs, delta=delta, seed=seed, workers=workers,
+                              **options) for name in experiments]
     summary = pd.concat([summary for _, summary in parts], ignore_index=True)
     summary["ratio_to_bernoulli"] = summary["mean_samples"] / summary["T_star_kl_bernoulli"]
     return EveryExperiment(pd.concat([runs for runs, _ in parts], ignore_index=True), summary)

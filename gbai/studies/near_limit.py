@@ -11,7 +11,7 @@ last about 11 minutes):
 * :func:`beta_comparison`: the paper's Beta rewards, Betting-GBAI against
   CSS-LUCB+ on the same seeds, with the ratio to the ``K_inf`` limit of those laws
   (:func:`gbai.matching_divergence`);
-* :func:`error_rates`: error rates at delta = 0.5 on the adversarial instances of
+* :func:`adversarial_errors`: :func:`gbai.error_rates` at delta = 0.5 on the instances of
   :func:`adversarial_instances`, with the exact (Clopper-Pearson) 95% upper limit;
 * :func:`bai_comparison` and :func:`bai_summary`: Garivier & Kaufmann's plain
   best-arm instances (``M = 1``) at every delta of :data:`BAI_DELTAS`, against the
@@ -32,20 +32,17 @@ from typing import Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
-from ..experiments import sweep_experiment
-from ..paper.instances import EXPERIMENT_TITLES
+from ..experiments import error_rates, paired_difference
 from ..paper.model import Instance
 from ..simulation import sweep
+from .beyond import EVERY_EXPERIMENT, every_experiment
 
-__all__ = ["ALGORITHM", "BAI_DELTAS", "DELTAS", "REFERENCES", "adversarial_instances", "bai_comparison",
-           "bai_instances", "bai_summary", "bernoulli_ratios", "beta_comparison", "error_rates",
-           "paired_limit"]
+__all__ = ["ALGORITHM", "BAI_DELTAS", "DELTAS", "REFERENCES", "adversarial_errors", "adversarial_instances",
+           "bai_comparison", "bai_instances", "bai_summary", "bernoulli_ratios", "beta_comparison", "paired_limit"]
 
 #: The confidence levels of the Bernoulli table, from the paper's 0.1 down to 1e-10.
 DELTAS = (1e-1, 1e-2, 1e-3, 1e-6, 1e-10)
-EXPERIMENTS = tuple(EXPERIMENT_TITLES)
 ALGORITHM = "betting"
 
 
@@ -61,14 +58,8 @@ def adversarial_instances() -> dict[str, Instance]:
     }
 
 
-def _all_experiments(algorithms, *, n_runs, delta, seed, reward, workers, cache_dir, experiments):
-    parts = [sweep_experiment(name, algorithms, n_runs=n_runs, delta=delta, seed=seed, reward=reward,
-                              workers=workers, cache_dir=cache_dir)[1] for name in experiments]
-    return pd.concat(parts, ignore_index=True)
-
-
 def bernoulli_ratios(n_runs: int = 200, deltas: Sequence[float] = DELTAS, seed: int = 2024, workers: int | None = None,
-                     cache_dir="default", experiments: Sequence[str] = EXPERIMENTS,
+                     cache_dir="default", experiments: Sequence[str] = EVERY_EXPERIMENT,
                      algorithm: str = ALGORITHM) -> pd.DataFrame:
     """An algorithm's (default Betting-GBAI) mean samples over ``T* kl(delta, 1-delta)``, Bernoulli rewards.
 
@@ -76,8 +67,8 @@ def bernoulli_ratios(n_runs: int = 200, deltas: Sequence[float] = DELTAS, seed: 
     whether the ratio decreases at every step from the largest delta to the smallest.
     """
     # One sweep over the list of deltas: a spec whose sampling ignores delta plays each seed once.
-    table = _all_experiments([algorithm], n_runs=n_runs, delta=list(deltas), seed=seed, reward="bernoulli",
-                             workers=workers, cache_dir=cache_dir, experiments=experiments)
+    table = every_experiment([algorithm], n_runs=n_runs, delta=list(deltas), seed=seed, reward="bernoulli",
+                             workers=workers, cache_dir=cache_dir, experiments=experiments).summary
     wide = table.pivot_table(index="instance", columns="delta", values="ratio_to_T_star_kl", sort=False)
     wide = wide[sorted(wide.columns, reverse=True)]
     wide["falls"] = (wide.diff(axis=1).iloc[:, 1:] < 0).all(axis=1)
@@ -89,11 +80,11 @@ def bernoulli_ratios(n_runs: int = 200, deltas: Sequence[float] = DELTAS, seed: 
 
 def beta_comparison(n_runs: int = 200, deltas: Sequence[float] = (1e-1, 1e-6), seed: int = 2024,
                     workers: int | None = None, cache_dir="default",
-                    experiments: Sequence[str] = EXPERIMENTS, algorithm: str = ALGORITHM) -> pd.DataFrame:
+                    experiments: Sequence[str] = EVERY_EXPERIMENT, algorithm: str = ALGORITHM) -> pd.DataFrame:
     """An algorithm (default Betting-GBAI) against CSS-LUCB+ on the paper's Beta rewards, same seeds."""
     rows = []
-    every = _all_experiments([algorithm, "css-lucb-plus"], n_runs=n_runs, delta=list(deltas), seed=seed,
-                             reward="beta", workers=workers, cache_dir=cache_dir, experiments=experiments)
+    every = every_experiment([algorithm, "css-lucb-plus"], n_runs=n_runs, delta=list(deltas), seed=seed,
+                             reward="beta", workers=workers, cache_dir=cache_dir, experiments=experiments).summary
     for delta, summary in every.groupby("delta", sort=False):
         wide = summary.pivot_table(index="instance", columns="algorithm", values="mean_samples", sort=False)
         limits = summary.groupby("instance", sort=False)[["T_star_kl", "T_star_kl_bernoulli"]].first()
@@ -107,22 +98,20 @@ def beta_comparison(n_runs: int = 200, deltas: Sequence[float] = (1e-1, 1e-6), s
     return pd.concat(rows, ignore_index=True)
 
 
-def error_rates(n_runs: int = 2000, delta: float = 0.5, seed: int = 12, workers: int | None = None,
-                cache_dir="default", rewards: Sequence[str] = ("bernoulli", "beta"),
-                algorithm: str = ALGORITHM) -> pd.DataFrame:
-    """Errors of an algorithm (default Betting-GBAI) on :func:`adversarial_instances`, with a 95% upper limit."""
-    rows = []
+def adversarial_errors(n_runs: int = 2000, delta: float = 0.5, seed: int = 12, workers: int | None = None,
+                       cache_dir="default", rewards: Sequence[str] = ("bernoulli", "beta"),
+                       algorithm: str = ALGORITHM) -> pd.DataFrame:
+    """:func:`gbai.error_rates` of an algorithm (default Betting-GBAI) on :func:`adversarial_instances`, per reward.
+
+    One row per (reward, instance), with the columns of :func:`gbai.error_rates` and ``mean_samples``.
+    """
+    parts = []
     for reward in rewards:
         table = sweep(adversarial_instances(), [algorithm], n_runs=n_runs, delta=delta, seed=seed, reward=reward,
-                      workers=workers, cache_dir=cache_dir)
-        for instance, group in table.groupby("instance", sort=False):
-            stopped = int(group["stopped"].sum())
-            errors = int(group["error"].sum())
-            rows.append({"reward": reward, "instance": instance, "runs": len(group), "stopped": stopped,
-                         "errors": errors, "error_rate": errors / max(stopped, 1),
-                         "upper_95": float(stats.beta.ppf(0.95, errors + 1, max(stopped - errors, 1))),
-                         "mean_samples": float(group["samples"].mean())})
-    return pd.DataFrame(rows)
+                      workers=workers, cache_dir=cache_dir).assign(reward=reward)
+        parts.append(error_rates(table, by=["reward", "instance"]).assign(
+            mean_samples=table.groupby(["reward", "instance"])["samples"].mean()))
+    return pd.concat(parts).reset_index()
 
 
 def bai_instances() -> dict[str, Instance]:
@@ -195,10 +184,10 @@ def bai_comparison(n_runs: int = 200, deltas: Sequence[float] = BAI_DELTAS, seed
     its standard error ``se``, ``errors`` (wrong answers among stopped runs) and
     ``unstopped``; ``best proven reference`` names the proven reference with the
     fewest mean samples at that (delta, instance), ``/ best proven`` divides by its
-    mean, and ``paired se of the difference`` is the standard error of the mean
-    difference of paired runs to it (run ``r`` of every method uses the rewards of
-    :func:`gbai.run_seed` ``(seed, r)``). One :func:`gbai.sweep` over the references
-    and ``algorithms``, spread over ``workers`` processes (default: all cores).
+    mean, and ``paired se of the difference`` is :func:`gbai.experiments.paired_difference`'s
+    standard error of the mean difference of paired runs to it (run ``r`` of every method
+    uses the rewards of :func:`gbai.run_seed` ``(seed, r)``). One :func:`gbai.sweep` over
+    the references and ``algorithms``, spread over ``workers`` processes (default: all cores).
     """
     instances = bai_instances()
     deltas = [float(delta) for delta in deltas]
@@ -209,21 +198,17 @@ def bai_comparison(n_runs: int = 200, deltas: Sequence[float] = BAI_DELTAS, seed
     status = {name: kind for name, _, kind in REFERENCES}
     rows = []
     for (delta, name), table in every.groupby(["delta", "instance"], sort=False):
-        instance = instances[name]
         cell = {method.get(spec, spec): group for spec, group in table.groupby("algorithm", sort=False)}
         proven = [label for label in cell if status.get(label) == "proven"]
         best = min(proven, key=lambda label: cell[label]["samples"].mean())
         for label, data in cell.items():
             samples = data["samples"].to_numpy(dtype=float)
-            stopped = data["stopped"].to_numpy(dtype=bool)
             rows.append({
                 "delta": delta, "instance": name, "method": label, "status": status.get(label, "algorithm"),
                 "mean_samples": samples.mean(), "se": samples.std(ddof=1) / np.sqrt(samples.size),
-                "errors": int((stopped & (data["answer"].to_numpy() != instance.answer)).sum()),
-                "unstopped": int((~stopped).sum()), "best proven reference": best,
-                "/ best proven": samples.mean() / cell[best]["samples"].mean(),
-                "paired se of the difference": (samples - cell[best]["samples"].to_numpy(dtype=float)).std(ddof=1)
-                / np.sqrt(samples.size),
+                "errors": int(data["error"].sum()), "unstopped": int((~data["stopped"]).sum()),
+                "best proven reference": best, "/ best proven": samples.mean() / cell[best]["samples"].mean(),
+                "paired se of the difference": paired_difference(samples, cell[best]["samples"])[1],
             })
     return pd.DataFrame(rows)
 
