@@ -1518,6 +1518,7 @@ def test_a_missing_tool_stops_with_a_message_naming_it(monkeypatch, capsys, tmp_
     # Run as make runs it, the command line is the module __main__: the error a tool raises must
     # still be the one it catches (a tool importing the command line back would get a second copy).
     monkeypatch.setattr(sys, "argv", ["notebooks._tools", command, "--output", str(tmp_path / "out")])
+    monkeypatch.delitem(sys.modules, "notebooks._tools.__main__")  # imported above; python -m runs it afresh
     with pytest.raises(SystemExit) as stopped:
         runpy.run_module("notebooks._tools", run_name="__main__", alter_sys=True)
     assert stopped.value.code == 2 and capsys.readouterr().err == message
