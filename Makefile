@@ -114,7 +114,7 @@ lock:
 		--quiet -o $(LOCK)
 
 figures: $(STAMP)
-	$(BIN)/python notebooks/_tools/pipeline.py figures
+	$(BIN)/python -m notebooks._tools figures
 
 test: test-package test-notebooks
 
@@ -126,7 +126,7 @@ test-package: $(STAMP)
 test-notebooks: $(STAMP)
 	rm -rf $(QUICK)
 	TQDM_DISABLE=1 GBAI_FIGURES_DIR=$(CURDIR)/$(QUICK)/figures GBAI_CACHE_DIR=$(CURDIR)/$(QUICK_CACHE) \
-		$(BIN)/python notebooks/_tools/pipeline.py quick $(NOTEBOOKS) --output $(QUICK)
+		$(BIN)/python -m notebooks._tools quick $(NOTEBOOKS) --output $(QUICK)
 	TQDM_DISABLE=1 GBAI_FIGURES_DIR=$(CURDIR)/$(QUICK)/figures GBAI_CACHE_DIR=$(CURDIR)/$(QUICK_CACHE) \
 		$(BIN)/python -m pytest -p no:cacheprovider -n 2 --dist loadfile --nbval --nbval-current-env \
 		--nbval-sanitize-with tests/nbval_sanitize.cfg $(QUICK)/*.ipynb
@@ -156,45 +156,45 @@ test-grading: $(STAMP)
 	TQDM_DISABLE=1 GBAI_GRADING_NOTEBOOKS=all $(BIN)/python -m pytest -p no:cacheprovider tests/test_classroom.py \
 		-k "not ($(BOOK_TESTS))"
 
-# In notebooks/, where Jupytext finds its pairing (jupytext.toml); the reader's Lab leaves
-# nbgrader's teacher extensions out (notebooks/_tools/reader_lab), course-lab has them.
-LAB_COMMAND = $(BIN)/jupyter lab --ServerApp.port=$(LAB_PORT) $(ALLOW_ROOT) $(LAB_ARGS)
-
+# The reader's Lab, in notebooks/ where Jupytext finds its pairing (jupytext.toml), by the launcher the
+# student kit ships as lab.py (notebooks/_tools/lab/launch.py): it leaves nbgrader's teacher extensions
+# out (notebooks/_tools/lab/reader_lab); course-lab has them.
 lab: $(STAMP)
-	JUPYTER_CONFIG_PATH="$(CURDIR)/notebooks/_tools/reader_lab" $(LAB_COMMAND) --ServerApp.root_dir="$(CURDIR)/notebooks"
+	$(BIN)/python -m notebooks._tools lab --ServerApp.port=$(LAB_PORT) $(LAB_ARGS)
 
 course-lab: $(STAMP)
 	@test -f $(COURSE)/nbgrader_config.py || { echo "no course in $(COURSE): run make assignments first"; exit 1; }
-	cd $(COURSE) && PATH="$(CURDIR)/$(BIN):$$PATH" $(CURDIR)/$(LAB_COMMAND) --ServerApp.root_dir="$(CURDIR)/$(COURSE)"
+	cd $(COURSE) && PATH="$(CURDIR)/$(BIN):$$PATH" $(CURDIR)/$(BIN)/jupyter lab --ServerApp.port=$(LAB_PORT) \
+		$(ALLOW_ROOT) $(LAB_ARGS) --ServerApp.root_dir="$(CURDIR)/$(COURSE)"
 
 book: $(STAMP)
-	$(BIN)/python notebooks/_tools/pipeline.py book --output build/book
+	$(BIN)/python -m notebooks._tools book --output build/book
 	@echo "open build/book/index.html in a browser"
 
 assignments: $(STAMP)
-	$(BIN)/python notebooks/_tools/pipeline.py assignments $(ASSIGNMENT) --output $(COURSE)
+	$(BIN)/python -m notebooks._tools assignments $(ASSIGNMENT) --output $(COURSE)
 
 # Status 3 (graded, but a notebook handed in was refused or failed: listed on stderr, and in
 # grades.csv) is a finished run; make fails (status 2) only when grading could not run.
 autograde: $(STAMP)
-	$(BIN)/python notebooks/_tools/pipeline.py autograde $(SELECTION) $(if $(TIMEOUT),--timeout $(TIMEOUT)) \
+	$(BIN)/python -m notebooks._tools autograde $(SELECTION) $(if $(TIMEOUT),--timeout $(TIMEOUT)) \
 		$(if $(MEMORY),--memory $(MEMORY)) --output $(COURSE) || [ $$? = 3 ]
 
 # The comment reaches the shell as an environment variable (make exports command-line
 # variables), so quotes in it survive.
 grade-answer: $(STAMP)
-	$(BIN)/python notebooks/_tools/pipeline.py grade-answer $(SELECTION) $(if $(ANSWER),--answer "$(ANSWER)") \
+	$(BIN)/python -m notebooks._tools grade-answer $(SELECTION) $(if $(ANSWER),--answer "$(ANSWER)") \
 		$(if $(SCORE),--score "$(SCORE)") $(if $(COMMENT),--comment "$$COMMENT") --output $(COURSE)
 
 # The student versions of every notebook, gbai as a wheel and a guide, without any solution.
 student-kit: $(STAMP)
-	$(BIN)/python notebooks/_tools/kit.py --course $(COURSE) --output $(KIT)
+	$(BIN)/python -m notebooks._tools student-kit --course $(COURSE) --output $(KIT)
 
 feedback: $(STAMP)
-	$(BIN)/python notebooks/_tools/pipeline.py feedback $(SELECTION) --output $(COURSE)
+	$(BIN)/python -m notebooks._tools feedback $(SELECTION) --output $(COURSE)
 
 export: $(STAMP)
-	$(BIN)/python notebooks/_tools/pipeline.py export --output $(COURSE)
+	$(BIN)/python -m notebooks._tools export --output $(COURSE)
 
 # The report's PDF is committed: make paper rebuilds it from scratch in build/paper/ (aux files
 # stay there), checks the log, and copies the PDF to paper/report.pdf. The same sources give

@@ -1,3 +1,4 @@
-"""The package's version, in a module of its own so that any module can read it without importing the package."""
+"""The package's version and the output type of a result record (``gbai.studies.record``), readable without studies."""
 
 __version__ = "0.1.0"
+RESULT_MIMETYPE = "application/vnd.gbai.result+json"

@@ -65,7 +65,7 @@ def browser(request):
 
 @pytest.fixture(scope="session")
 def book(tmp_path_factory) -> Path:
-    """The site ``make book`` writes (``pipeline.py book``), built once for the whole run.
+    """The site ``make book`` writes (``python -m notebooks._tools book``), built once for the whole run.
 
     ``make test`` runs the test files on two pytest-xdist workers, and the book's tests
     sit in two files: the first worker to ask builds the site (about 30 s of one core)
@@ -81,8 +81,8 @@ def book(tmp_path_factory) -> Path:
     with open(shared / "book.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not (site / "index.html").is_file():
-            completed = subprocess.run([sys.executable, str(ROOT / "notebooks" / "_tools" / "pipeline.py"), "book",
-                                        "--output", str(site)], cwd=ROOT, capture_output=True, text=True)
+            completed = subprocess.run([sys.executable, "-m", "notebooks._tools", "book", "--output", str(site)],
+                                       cwd=ROOT, capture_output=True, text=True)
             assert completed.returncode == 0, completed.stderr[-3000:]
     return site
 

@@ -1,13 +1,18 @@
-"""How a notebook becomes a page of the book (notebooks/_tools/book_pages.py), without building the book."""
+"""How a notebook becomes a page of the book (notebooks/_tools/book/pages.py), without building the book."""
 
-import sys
 from pathlib import Path
 
 import nbformat
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "notebooks" / "_tools"))
-
-from book_pages import PAPER_URL, book_links, plain_text, prepare_page  # noqa: E402
+from notebooks._tools.book.pages import PAPER_URL, book_links, plain_text, prepare_page
+from notebooks._tools.book.tables import (
+    COLUMN_PX,
+    fit_table,
+    matching_dataset,
+    parse_table,
+    printed_size,
+    table_width,
+)
 
 STEMS = {number: f"{number:02d}_page" for number in range(1, 13)}
 PUBLIC = {"run": "gbai.run", "savefig": "gbai.plotting.savefig"}
@@ -111,9 +116,7 @@ def test_alt_text_has_no_markup():
     assert plain_text("**Mean** $T^\\star\\,\\mathrm{kl}(\\delta, 1-\\delta)$ of `x`") == "Mean T* kl(δ, 1-δ) of x"
 
 
-# --- tables wider than the text column (book_tables) -----------------------------------------
-
-from book_tables import COLUMN_PX, fit_table, matching_dataset, parse_table, printed_size, table_width  # noqa: E402
+# --- tables wider than the text column (book/tables.py) -------------------------------------
 
 
 def _frame_html(columns: int, rows: int, value: str = "1,234,567", truncated: str = "") -> str:

@@ -31,8 +31,6 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
 SCRIPTS = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.py"))
-TOOLS = NOTEBOOKS / "_tools"  # the notebook tooling: run as scripts, imported here by path
-sys.path.insert(0, str(TOOLS))
 
 pytest.importorskip("nbgrader", reason="the classroom extra is not installed: pip install -e '.[classroom]'")
 
@@ -69,7 +67,7 @@ STUDENTS = ("reference", "wrong", "untouched")
 
 def _pipeline(*arguments: str, cwd: Path = ROOT, status: int = 0,
               env: dict | None = None) -> subprocess.CompletedProcess:
-    completed = subprocess.run([sys.executable, str(TOOLS / "pipeline.py"), *arguments], cwd=cwd,
+    completed = subprocess.run([sys.executable, "-m", "notebooks._tools", *arguments], cwd=cwd,
                                capture_output=True, text=True, env=env)
     assert completed.returncode == status, completed.stderr[-3000:]
     return completed
@@ -80,7 +78,7 @@ def _streamed(*arguments: str, status: int = 0) -> subprocess.CompletedProcess:
     command was still running when the line arrived."""
     import threading
 
-    process = subprocess.Popen([sys.executable, str(TOOLS / "pipeline.py"), *arguments], cwd=ROOT, text=True,
+    process = subprocess.Popen([sys.executable, "-m", "notebooks._tools", *arguments], cwd=ROOT, text=True,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     errors: list[str] = []
     reader = threading.Thread(target=lambda: errors.extend(process.stderr))
@@ -287,7 +285,7 @@ def test_the_teaching_guide_states_the_number_of_exercises_and_points():
 
 @pytest.mark.parametrize("script", SCRIPTS, ids=lambda path: path.stem)
 def test_the_student_version_starts_with_a_header(script):
-    from release import instructor_notebook
+    from notebooks._tools.course.release import instructor_notebook
 
     notebook = instructor_notebook(script)
     header, name, setup = notebook.cells[:3]
@@ -325,7 +323,7 @@ def _handed_in(path: Path, prefix: str, answered: bool) -> None:
 
 
 def test_submissions_are_matched_by_their_cells_then_by_their_name(tmp_path):
-    from submissions import find_submissions
+    from notebooks._tools.course.submissions import find_submissions
 
     assignments = {"01_a": {"nb01_ex1_solution"}, "02_b": {"nb02_ex1_solution"}}
     submitted = tmp_path / "submitted"
@@ -356,7 +354,8 @@ def test_submissions_are_matched_by_their_cells_then_by_their_name(tmp_path):
 
 def test_cell_issues_name_timeouts_deletions_and_edits(tmp_path):
     from nbgrader.utils import compute_checksum
-    from submissions import CellIssue, cell_issues
+
+    from notebooks._tools.course.grades import CellIssue, cell_issues
 
     def cell(source, grade_id=None, cell_type="code", **meta):
         made = (nbformat.v4.new_code_cell if cell_type == "code" else nbformat.v4.new_markdown_cell)(source)
@@ -406,8 +405,8 @@ def test_grading_waits_for_the_last_outputs_of_a_slow_kernel(tmp_path):
     The first cell makes the kernel announce that it is idle 6 s late, once; nbclient's
     own wait of 4 s would give up on the notebook (the failure of a loaded test run).
     """
-    from course import nbgrader_api
-    from sandbox import grading_execute
+    from notebooks._tools.course.base import nbgrader_api
+    from notebooks._tools.course.sandbox import grading_execute
 
     late = ("import time\n"
             "kernel = get_ipython().kernel\n"
@@ -611,8 +610,7 @@ _PAGE_LAYOUT = """() => {
 
 
 def test_at_1280_px_every_table_fits_the_text_column_and_solutions_share_one_toggle(book, browser):
-    sys.path.insert(0, str(TOOLS))
-    from book_tables import COLUMN_PX
+    from notebooks._tools.book.tables import COLUMN_PX
 
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     written = 0
@@ -913,7 +911,8 @@ def _path_without_bwrap(folder: Path) -> Path:
 @pytest.fixture(scope="module")
 def course(tmp_path_factory):
     from conftest import in_ci
-    from tables import score_table
+
+    from notebooks._tools.course.grades import score_table
 
     if shutil.which("bwrap") is None:
         # The class includes answers that try to escape: they are graded confined or not at all.
@@ -1188,7 +1187,7 @@ def test_every_total_of_the_class(course):
 
 def test_an_assignment_selection_grades_reports_and_exits_for_it_alone(course):
     # Notebook 1 has a refused submission; grading the other assignments leaves it out.
-    import course as course_tools
+    from notebooks._tools.course.base import CELL_TIMEOUT
 
     plans = _plans(course)
     graded = sorted((student, name) for student, name in plans if name != course.first)
@@ -1197,7 +1196,7 @@ def test_an_assignment_selection_grades_reports_and_exits_for_it_alone(course):
     # Without bubblewrap (hidden from PATH) grading goes on, and says so first.
     assert lines[0] == ("answers run UNCONFINED (bwrap not found on PATH): they can read and write whatever you "
                         "can; install bubblewrap to confine them (see the teaching guide)")
-    assert lines[1] == f"grading {len(graded)} notebook(s), each cell stopped after {course_tools.CELL_TIMEOUT} s"
+    assert lines[1] == f"grading {len(graded)} notebook(s), each cell stopped after {CELL_TIMEOUT} s"
     assert lines[2:-2] == [_line(student, name, plans[(student, name)]) for student, name in graded]
     assert lines[-2].startswith(f"graded {len(graded)} submission(s) in ") and lines[-1] == _STRAY
     class_rows = course.scores[course.scores["assignment"] == course.first].reset_index(drop=True)
@@ -1206,13 +1205,13 @@ def test_an_assignment_selection_grades_reports_and_exits_for_it_alone(course):
 
 
 def test_a_student_selection_reports_its_refused_notebooks_and_drops_removed_rows(course):
-    import course as course_tools
+    from notebooks._tools.course.base import CELL_TIMEOUT
 
     first = course.first
     lines = course.rerun.stdout.splitlines()
     assert lines[0].startswith("answers run confined (bubblewrap)")
     assert lines[1:3] == [f"removed the grades of misnamed/{first}: no longer in {course.folder / 'submitted'}",
-                          f"grading 0 notebook(s), each cell stopped after {course_tools.CELL_TIMEOUT} s"]
+                          f"grading 0 notebook(s), each cell stopped after {CELL_TIMEOUT} s"]
     assert len(lines) == 4 and lines[3].startswith("graded 0 submission(s) in ")
     assert course.rerun.stderr.splitlines() == [
         "autograde: stray/notes.ipynb: matches no assignment (neither its exercise cells nor its name tell which); "
@@ -1304,7 +1303,8 @@ def test_make_passes_the_time_and_memory_limits_only_when_given():
         for arguments, expected in (([], None), ([f"{variable}={value}"], f"{option} {value}")):
             command = subprocess.run(["make", "-n", "--no-print-directory", "-C", str(ROOT), "autograde", "STAMP=",
                                       *arguments], capture_output=True, text=True, check=True).stdout
-            assert "pipeline.py autograde" in command and (expected in command if expected else option not in command)
+            assert "-m notebooks._tools autograde" in command
+            assert expected in command if expected else option not in command
 
 
 def _numbers(value) -> list[float]:
@@ -1507,19 +1507,20 @@ def test_a_missing_tool_stops_with_a_message_naming_it(monkeypatch, capsys, tmp_
     import importlib.util
     import runpy
 
-    import pipeline
+    from notebooks._tools import __main__ as tools
 
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == module else real(name, *a))
     command = "assignments" if module == "nbgrader" else "book"
-    assert pipeline.main([command, "--output", str(tmp_path / "out")]) == 2
+    assert tools.main([command, "--output", str(tmp_path / "out")]) == 2
     message = capsys.readouterr().err
     assert named in message and "pip install -e '.[" in message and message.count("\n") == 1
-    # Run as make runs it, the script is the module __main__: the error a tool raises must
-    # still be the one it catches (a tool importing pipeline back would get a second copy).
-    monkeypatch.setattr(sys, "argv", [str(TOOLS / "pipeline.py"), command, "--output", str(tmp_path / "out")])
+    # Run as make runs it, the command line is the module __main__: the error a tool raises must
+    # still be the one it catches (a tool importing the command line back would get a second copy).
+    monkeypatch.setattr(sys, "argv", ["notebooks._tools", command, "--output", str(tmp_path / "out")])
+    monkeypatch.delitem(sys.modules, "notebooks._tools.__main__")  # imported above; python -m runs it afresh
     with pytest.raises(SystemExit) as stopped:
-        runpy.run_path(str(TOOLS / "pipeline.py"), run_name="__main__")
+        runpy.run_module("notebooks._tools", run_name="__main__", alter_sys=True)
     assert stopped.value.code == 2 and capsys.readouterr().err == message
     assert not (tmp_path / "out").exists()
 

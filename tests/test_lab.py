@@ -2,8 +2,8 @@
 clean.
 
 The tests start ``make lab``'s server (the Makefile's own command, in a scratch git
-repository holding notebooks 1 and 5, the pairing configuration and the reader's Lab
-configuration, as committed) and drive the system's Chromium with Playwright, as a
+repository holding notebooks 1 and 5, the pairing configuration and the notebook tools
+with the Lab's launcher and configuration, as committed) and drive the system's Chromium with Playwright, as a
 reader would: open ``05_experiment_1.py`` and ``01_problem_setup.py``, wait until
 the kernel has answered (Lab then writes the kernel's ``language_info`` into the
 notebook), look for the unsaved mark on the tab, press Ctrl+S and ask git what
@@ -31,11 +31,11 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from conftest import free_port, jupyter_server
+
+from notebooks._tools.run.runner import store_pair  # make figures' writing step: it prepares the tree Lab opens
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "notebooks" / "_tools"))
-import pipeline  # noqa: E402  (make figures' runner: its writing step prepares the tree Lab opens)
-from conftest import free_port, jupyter_server  # noqa: E402
 
 NOTEBOOKS = ("01_problem_setup", "05_experiment_1")
 TOKEN = "gbai-test-token"
@@ -74,10 +74,9 @@ def lab(tmp_path_factory):
     for stem in NOTEBOOKS:
         script = notebooks / f"{stem}.py"
         os.utime(script, (an_hour_ago, an_hour_ago))
-        pipeline.store_pair((notebooks / f"{stem}.ipynb").read_text(encoding="utf-8"), notebooks / f"{stem}.ipynb",
-                            script)
+        store_pair((notebooks / f"{stem}.ipynb").read_text(encoding="utf-8"), notebooks / f"{stem}.ipynb", script)
     ignore = shutil.ignore_patterns("__pycache__")
-    shutil.copytree(ROOT / "notebooks" / "_tools" / "reader_lab", notebooks / "_tools" / "reader_lab", ignore=ignore)
+    shutil.copytree(ROOT / "notebooks" / "_tools", notebooks / "_tools", ignore=ignore)  # make lab's launcher
     shutil.copytree(ROOT / "notebooks" / "_book", notebooks / "_book", ignore=ignore)
     (repository / ".gitignore").write_text((ROOT / ".gitignore").read_text())
     _git(repository, "init", "-q")
@@ -323,11 +322,8 @@ def test_the_readers_lab_shows_the_notebooks_without_tools_or_teacher_tools(lab)
 
 
 def _reader_contents():
-    sys.path.insert(0, str(ROOT / "notebooks" / "_tools" / "reader_lab"))
-    try:
-        import reader_contents
-    finally:
-        sys.path.pop(0)
+    from notebooks._tools.lab.reader_lab import reader_contents
+
     return reader_contents
 
 

@@ -4,8 +4,8 @@ The paper layer is plain NumPy (no numba, nothing above it); the compiled engine
 and the limits build on it; beyond-the-paper algorithms and the authors' as-run
 variants on those; the registry, the runs and the tables on everything; nothing in
 the library imports the tooling (``gbai.tools``). The notebook tools
-(``notebooks/_tools``) point down too: the command-line scripts on top, the shared
-``common`` at the bottom, no cycle between them.
+(``notebooks/_tools``, a package) point down too: the command line on top, the shared
+``common`` at the bottom, no cycle between them, five floors at most.
 """
 
 from __future__ import annotations
@@ -38,8 +38,8 @@ ALLOWED = {
     "simulation": {"paper", "algorithms", "cache"},
     "experiments": {"paper", "asrun", LIMITS, "cache", "simulation"},
     "plotting": {"paper"},  # the paper's experiments and their panel titles
-    "studies": {"paper", "fast", LIMITS, "beyond", "asrun", "algorithms", "cache", "simulation", "experiments",
-                "plotting", "studies"},
+    "studies": {"version", "paper", "fast", LIMITS, "beyond", "asrun", "algorithms", "cache", "simulation",
+                "experiments", "plotting", "studies"},  # version: the output type of a recorded result
 }
 
 
@@ -166,29 +166,51 @@ def _tool_name(path: Path, tools: Path) -> str:
     return path.relative_to(tools).with_suffix("").as_posix()
 
 
-def _tool_graph(tools: Path) -> dict[str, set[str]]:
-    """Each notebook tool (named by its path under ``tools``: ``course``, ``reader_lab/reader_contents``) ->
-    the tools it imports anywhere in its body, function bodies included.
+def _tool_imports(path: Path, tools: Path) -> tuple[set[str], set[str]]:
+    """The tools (named by their path under ``tools``: ``common``, ``course/grading``) that a file imports
+    anywhere in its body, function bodies included, and the names it imports absolutely (``json``, ``nbgrader``).
 
-    The tools are top-level modules, not a package: a script's own folder comes first on
-    ``sys.path`` (and the reader's Lab config puts its folder there), so an import names a
-    tool of the importing file's folder.
+    The tools are the package ``notebooks._tools``: a tool imports another relatively (``from ..common import x``,
+    ``from .course import grading``) or by its full name.
     """
-    graph = {}
-    for path in sorted(tools.rglob("*.py")):
-        local = {other.stem: _tool_name(other, tools) for other in path.parent.glob("*.py")}
-        imported = set()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Import):
-                imported |= {alias.name.split(".")[0] for alias in node.names}
-            elif isinstance(node, ast.ImportFrom) and not node.level:
-                imported.add((node.module or "").split(".")[0])
-        graph[_tool_name(path, tools)] = {local[name] for name in imported if name in local}
-    return graph
+    package = path.relative_to(tools).parent.parts
+    tools_found, absolute = set(), set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").startswith("notebooks._tools")):
+            base = package[:len(package) - node.level + 1] if node.level else ()
+            module = (node.module or "").removeprefix("notebooks._tools").strip(".") if not node.level else node.module
+            target = [*base, *(module.split(".") if module else [])]
+            for alias in node.names:  # ``from .course import grading``: the module course/grading
+                named = "/".join([*target, alias.name])
+                tools_found.add(named if (tools / f"{named}.py").is_file() else "/".join(target))
+        elif isinstance(node, ast.ImportFrom):
+            absolute.add((node.module or "").split(".")[0])
+        elif isinstance(node, ast.Import):
+            absolute |= {alias.name.split(".")[0] for alias in node.names}
+    return {name for name in tools_found if (tools / f"{name}.py").is_file()}, absolute
+
+
+def _tool_graph(tools: Path) -> dict[str, set[str]]:
+    """Each notebook tool -> the tools it imports (:func:`_tool_imports`)."""
+    return {_tool_name(path, tools): _tool_imports(path, tools)[0] for path in sorted(tools.rglob("*.py"))}
+
+
+def _floors(graph: dict[str, set[str]]) -> dict[str, int]:
+    """Each module's floor: 1 for one that imports none of ``graph``, else one above the highest it imports."""
+    floors: dict[str, int] = {}
+
+    def floor(module: str) -> int:
+        if module not in floors:
+            floors[module] = 1 + max((floor(other) for other in graph.get(module, ())), default=0)
+        return floors[module]
+
+    for module in graph:
+        floor(module)
+    return floors
 
 
 def _command_line_tools(tools: Path) -> set[str]:
-    """The tools run as scripts (``if __name__ == "__main__":``): ``pipeline``, ``kit``."""
+    """The tools run as scripts (``if __name__ == "__main__":``): ``__main__``, ``lab/launch``."""
     found = set()
     for path in sorted(tools.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -199,34 +221,67 @@ def _command_line_tools(tools: Path) -> set[str]:
     return found
 
 
+def _edits_sys_path(path: Path) -> list[int]:
+    """The lines where a file changes ``sys.path`` (insert, append, extend, an assignment)."""
+    lines = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        targets = [node.func.value] if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) else []
+        targets += node.targets if isinstance(node, ast.Assign) else []
+        for target in targets:
+            if (isinstance(target, ast.Attribute) and target.attr == "path" and isinstance(target.value, ast.Name)
+                    and target.value.id == "sys"):
+                lines.append(node.lineno)
+    return lines
+
+
 def test_no_notebook_tool_imports_one_that_imports_it_back():
     graph = _tool_graph(TOOLS)
-    assert "grading" in graph["pipeline"] and "submissions" in graph["grading"], graph  # the parser sees imports
+    assert "course/grading" in graph["__main__"] and "course/submissions" in graph["course/grading"], graph
     assert not _cycle(graph), " -> ".join(_cycle(graph))
     assert graph["common"] == set(), f"common, the tools' shared base, imports {graph['common']}"
+
+
+def test_the_notebook_tools_stack_five_floors_at_most():
+    floors = _floors(_tool_graph(TOOLS))
+    assert floors["__main__"] == max(floors.values()), "the command line is the top floor"
+    assert max(floors.values()) <= 5, sorted(floors.items(), key=lambda item: -item[1])
+
+
+def test_the_tools_are_a_package_imported_by_name_never_through_sys_path():
+    # A tool imported by its bare name (``import grading``) needs its folder on sys.path.
+    bare = {path.stem for path in TOOLS.rglob("*.py")} - {"__init__", "__main__"}
+    for path in sorted(TOOLS.rglob("*.py")):
+        assert not _tool_imports(path, TOOLS)[1] & bare, f"{path} imports a tool by its bare name"
+    for path in [*sorted(TOOLS.rglob("*.py")), *sorted(Path(__file__).parent.glob("*.py"))]:
+        assert not _edits_sys_path(path), f"{path} changes sys.path at line(s) {_edits_sys_path(path)}"
 
 
 def test_no_notebook_tool_imports_a_command_line_script():
     # Run from the command line, a script is the module __main__; a tool importing it by its
     # name loads a second copy, whose classes (the errors main() catches) are other classes.
+    # The Lab's launcher is a script only in the student kit, where it runs alone.
     scripts = _command_line_tools(TOOLS)
-    assert {"pipeline", "kit"} <= scripts, scripts
-    importers = {f"{tool} imports {sorted(imported & scripts)}" for tool, imported in _tool_graph(TOOLS).items()
-                 if imported & scripts}
+    assert scripts == {"__main__", "lab/launch"}, scripts
+    importers = {tool for tool, imported in _tool_graph(TOOLS).items() if "__main__" in imported}
     assert not importers, importers
+    launcher, absolute = _tool_imports(TOOLS / "lab" / "launch.py", TOOLS)
+    assert not launcher and absolute <= set(sys.stdlib_module_names) | {"__future__"}, absolute
 
 
-def test_the_tool_graph_finds_a_cycle_through_a_function_body(tmp_path):
-    (tmp_path / "a.py").write_text("from b import f\n")
-    (tmp_path / "b.py").write_text("import json\n\n\ndef f():\n    import c.inner\n")
-    (tmp_path / "c.py").write_text("import a\n\nif __name__ == \"__main__\":\n    pass\n")
+def test_the_tool_graph_finds_a_cycle_through_a_function_body_and_the_checks_their_failures(tmp_path):
+    (tmp_path / "a.py").write_text("from .b import f\n")
+    (tmp_path / "b.py").write_text("import json\n\n\ndef f():\n    from .lab import x\n")
     (tmp_path / "lab").mkdir()
-    (tmp_path / "lab" / "x.py").write_text("import a\nfrom y import z\n")  # a is not on lab's path
-    (tmp_path / "lab" / "y.py").write_text("")
+    (tmp_path / "lab" / "x.py").write_text("from .. import a\nfrom .y import z\nimport b\n")
+    (tmp_path / "lab" / "y.py").write_text("if __name__ == \"__main__\":\n    pass\n")
+    (tmp_path / "c.py").write_text("import sys\nfrom notebooks._tools.lab import y\n\nsys.path.insert(0, 'x')\n")
     graph = _tool_graph(tmp_path)
-    assert graph == {"a": {"b"}, "b": {"c"}, "c": {"a"}, "lab/x": {"lab/y"}, "lab/y": set()}
-    assert _cycle(graph) == ["a", "b", "c", "a"]
-    assert _command_line_tools(tmp_path) == {"c"}
+    assert graph == {"a": {"b"}, "b": {"lab/x"}, "c": {"lab/y"}, "lab/x": {"a", "lab/y"}, "lab/y": set()}
+    assert _cycle(graph) == ["a", "b", "lab/x", "a"]
+    assert _floors({"a": {"b"}, "b": {"c"}, "c": set(), "d": {"c"}}) == {"a": 3, "b": 2, "c": 1, "d": 2}
+    assert _command_line_tools(tmp_path) == {"lab/y"}
+    assert _tool_imports(tmp_path / "lab" / "x.py", tmp_path)[1] == {"b"}  # a bare import of a tool
+    assert _edits_sys_path(tmp_path / "c.py") == [4] and _edits_sys_path(tmp_path / "a.py") == []
 
 
 def test_the_paper_layer_is_plain_numpy():

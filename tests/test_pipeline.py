@@ -1,19 +1,18 @@
-"""The notebook runner (``notebooks/_tools/pipeline.py``) when it runs notebooks side by side, each kernel on its own
+"""The notebook runner (``notebooks/_tools/run/runner.py``) when it runs notebooks side by side, each kernel on its own
 sockets."""
 
 import os
-import sys
 import threading
 import time
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "notebooks" / "_tools"))
+from notebooks._tools import __main__ as tools
+from notebooks._tools import common
+from notebooks._tools.run import runner
 
-import common  # noqa: E402
-import pipeline  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 # A notebook that reports the folder its kernel runs in, then holds the kernel for a while,
 # long enough for the test to look at the runner's own working directory meanwhile.
@@ -50,7 +49,7 @@ def test_notebooks_run_side_by_side_leave_the_runner_where_it_was(tmp_path, monk
 
     def run_first():
         try:
-            pipeline.execute_notebook(Path("first/01_where.py"), Path("out/first.ipynb"), paired=False)
+            runner.execute_notebook(Path("first/01_where.py"), Path("out/first.ipynb"), paired=False)
         except Exception as error:  # reported by the assertion below
             errors.append(error)
 
@@ -61,7 +60,7 @@ def test_notebooks_run_side_by_side_leave_the_runner_where_it_was(tmp_path, monk
         time.sleep(0.05)
     assert (first.parent / "started").exists(), f"the first notebook never started: {errors}"
     assert os.getcwd() == str(tmp_path), "running a notebook moved the whole process"
-    pipeline.execute_notebook(Path("second/01_where.py"), Path("out/second.ipynb"), paired=False)
+    runner.execute_notebook(Path("second/01_where.py"), Path("out/second.ipynb"), paired=False)
     thread.join(timeout=120)
     assert not thread.is_alive() and not errors, errors
     assert _printed(tmp_path / "out" / "first.ipynb") == str(first.parent.resolve())
@@ -96,7 +95,7 @@ def test_a_kernel_being_shut_down_is_not_interrupted(monkeypatch):
         thread.join(timeout=60)
 
     monkeypatch.setattr(AsyncKernelManager, "_async_interrupt_kernel", interrupt)
-    manager = pipeline.quiet_kernel_manager()()
+    manager = runner.quiet_kernel_manager()()
     manager.shutting_down = True
     interrupt_in_a_thread_of_its_own(manager)
     assert interrupts == [], "the kernel was interrupted while it was being shut down"
@@ -106,7 +105,7 @@ def test_a_kernel_being_shut_down_is_not_interrupted(monkeypatch):
 
 
 def _scheduled(tmp_path, monkeypatch, stored: str | None, took: dict[str, float]):
-    """Notebooks named as ``took``'s keys, run by ``pipeline.main`` with a fake runner that records the order."""
+    """Notebooks named as ``took``'s keys, run by ``tools.main`` with a fake runner that records the order."""
     folder = tmp_path / "notebooks"
     folder.mkdir(exist_ok=True)
     for stem in took:
@@ -114,7 +113,7 @@ def _scheduled(tmp_path, monkeypatch, stored: str | None, took: dict[str, float]
     table = tmp_path / "runtimes.csv"
     if stored is not None:
         table.write_text(stored)
-    monkeypatch.setattr(pipeline, "RUNTIMES", table)
+    monkeypatch.setattr(runner, "RUNTIMES", table)
     monkeypatch.setenv("GBAI_FIGURES_DIR", str(tmp_path / "elsewhere"))  # figures mode sets it: undone after the test
     started = []
 
@@ -122,8 +121,8 @@ def _scheduled(tmp_path, monkeypatch, stored: str | None, took: dict[str, float]
         started.append(script.stem)
         return took[script.stem]
 
-    monkeypatch.setattr(pipeline, "execute_notebook", run)
-    monkeypatch.setattr(pipeline, "write_results", lambda notebooks, root: {"results": 0, "table": root, "quotes": 0,
+    monkeypatch.setattr(runner, "execute_notebook", run)
+    monkeypatch.setattr(runner, "write_results", lambda notebooks, root: {"results": 0, "table": root, "quotes": 0,
                                                                            "pages": 0})
     return folder, table, started
 
@@ -132,25 +131,25 @@ def test_figures_and_quick_runs_start_the_longest_notebooks_first(tmp_path, monk
     took = {"01_a": 6.0, "02_b": 50.0, "03_c": 250.0, "04_d": 400.0}
     folder, table, started = _scheduled(tmp_path, monkeypatch, "notebook,seconds\n01_a,5\n03_c,300\n02_b,40\n", took)
     # One at a time, so the order they start in is the order they were submitted in.
-    assert pipeline.main(["figures", "--notebooks", str(folder), "--jobs", "1"]) == 0
+    assert tools.main(["figures", "--notebooks", str(folder), "--jobs", "1"]) == 0
     assert started == ["03_c", "02_b", "01_a", "04_d"], "longest stored first, the unmeasured one last"
     assert table.read_text() == "notebook,seconds\n01_a,5\n03_c,300\n02_b,40\n", "a run leaves the table as it is"
     assert os.environ["GBAI_FIGURES_DIR"] == str(tmp_path / "figures"), "make figures writes the committed figures"
     started.clear()
-    assert pipeline.main(["quick", "--notebooks", str(folder), "--output", str(tmp_path / "quick"), "--jobs", "1"]) == 0
+    assert tools.main(["quick", "--notebooks", str(folder), "--output", str(tmp_path / "quick"), "--jobs", "1"]) == 0
     assert started == ["03_c", "02_b", "01_a", "04_d"]
 
 
 def test_a_runtimes_table_that_cannot_be_read_stops_with_one_line(tmp_path, monkeypatch, capsys):
     folder, table, started = _scheduled(tmp_path, monkeypatch, "notebook,seconds\n01_a,long\n", {"01_a": 1.0})
-    assert pipeline.main(["figures", "--notebooks", str(folder)]) == 2
+    assert tools.main(["figures", "--notebooks", str(folder)]) == 2
     assert capsys.readouterr().err == f"pipeline: error: {table} is not a table of notebook,seconds rows\n"
     assert not started
 
 
 def test_the_stored_runtimes_name_notebooks_that_exist():
     scripts = {script.stem for script in common.notebook_scripts(ROOT / "notebooks")}
-    stored = pipeline.read_runtimes(pipeline.RUNTIMES)
+    stored = runner.read_runtimes(runner.RUNTIMES)
     assert stored and set(stored) <= scripts, f"runtimes of notebooks that do not exist: {set(stored) - scripts}"
 
 

@@ -243,10 +243,7 @@ def test_every_page_of_notebooks_book_is_in_the_toctree():
 
 @pytest.mark.parametrize("page", _markdown_pages(), ids=lambda path: path.name)
 def test_every_relative_link_resolves_on_the_code_host(page):
-    import sys
-
-    sys.path.insert(0, str(ROOT / "notebooks" / "_tools"))
-    from book import GENERATED_PAGES
+    from notebooks._tools.book.build import GENERATED_PAGES
 
     for target in _links(page):
         if re.match(r"[a-z][a-z0-9+.-]*:", target, re.IGNORECASE):

@@ -151,14 +151,14 @@ def test_the_kit_holds_the_student_versions_a_wheel_and_a_guide(kit):
         assert len(wheels) == 1 and re.fullmatch(r"gbai-student-kit/gbai-[\d.]+-py3-none-any\.whl", wheels[0])
         notebooks = [name for name in names if name.endswith(".ipynb")]
         assert notebooks == [f"gbai-student-kit/notebooks/{script.stem}.ipynb" for script in SCRIPTS]
-        # The launcher and the reader's Lab configuration, as committed (no cache files).
-        lab = ROOT / "notebooks" / "_tools" / "reader_lab"
+        # make lab's launcher and the reader's Lab configuration, as committed (no cache files).
+        lab = ROOT / "notebooks" / "_tools" / "lab" / "reader_lab"
         configuration = {f"gbai-student-kit/lab/{path.relative_to(lab).as_posix()}" for path in lab.rglob("*")
                          if path.is_file() and "__pycache__" not in path.parts}
         assert "gbai-student-kit/lab/reader_contents.py" in configuration
         assert set(names) == {*notebooks, *wheels, "gbai-student-kit/README.md", "gbai-student-kit/lab.py",
                               *configuration}
-        assert archive.read("gbai-student-kit/lab.py") == (ROOT / "notebooks" / "_tools" / "kit_lab.py").read_bytes()
+        assert archive.read("gbai-student-kit/lab.py") == (lab.parent / "launch.py").read_bytes()
         for script in SCRIPTS:
             # Byte for byte the student version the course grades against.
             released = kit.course / "release" / script.stem / f"{script.stem}.ipynb"

@@ -7,7 +7,7 @@
 * :mod:`gbai.studies.published`: the published Figures 1 and 2, their verdicts and
   the analyses that explain them (notebook 9);
 * :mod:`gbai.studies.results`: the headline results, recorded by the notebooks
-  (:func:`record`; ``notebooks/_tools/publish.py`` gathers and quotes them);
+  (:func:`record`; ``notebooks/_tools/run/publish.py`` gathers and quotes them);
 * :mod:`gbai.studies.near_limit`: how close an algorithm comes to the limit, against
   the plain best-arm references of :data:`gbai.algorithms.REFERENCES` (notebook 13).
 

@@ -4,7 +4,7 @@ A notebook calls :func:`record` for each number the project states elsewhere (th
 README, the book's pages, the report). The record is an output of its cell, so it is
 stored with the executed notebook and checked by nbval like any other output.
 ``make figures`` gathers the records into ``figures/results.csv`` and quotes them
-from there (``notebooks/_tools/publish.py``), so no result is typed by hand.
+from there (``notebooks/_tools/run/publish.py``), so no result is typed by hand.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Iterable
 
+from ..version import RESULT_MIMETYPE as MIMETYPE
+
 __all__ = ["MIMETYPE", "Result", "record", "record_range"]
 
-#: The output type a record is stored under in an executed notebook.
-MIMETYPE = "application/vnd.gbai.result+json"
 _KEY = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
 
 

@@ -1,8 +1,8 @@
-"""Sphinx configuration of the gbai book (``make book``; see ``notebooks/_tools/book.py``).
+"""Sphinx configuration of the gbai book (``make book``; see ``notebooks/_tools/book/build.py``).
 
 The build folder holds this file, ``index.md`` and the guides (their links rewritten
-for one folder by ``book_pages.book_links``), every executed notebook as rewritten
-for its page (``notebooks/_tools/book_pages.py``), the generated API page, the
+for one folder by ``book.pages.book_links``), every executed notebook as rewritten
+for its page (``notebooks/_tools/book/pages.py``), the generated API page, the
 bibliography ``references.bib`` and MathJax 3 (copied from the
 ``django-static-mathjax`` package), so the book is built without a network and reads
 equations offline. Notebooks are never executed here.
@@ -32,7 +32,7 @@ exclude_patterns = ["_build", "jupyter_execute", ".doctrees", "**.ipynb_checkpoi
 # rerun of one of the paper's figures, whose caption opens with the paper's number for it.
 numfig = True
 numfig_format = {"figure": "Figure %s"}
-#: The anchor of such a rerun (given by notebooks/_tools/book_pages.py: paper-figure-1a).
+#: The anchor of such a rerun (given by notebooks/_tools/book/pages.py: paper-figure-1a).
 PAPER_FIGURE_ANCHOR = "paper-figure-"
 
 # The API page: one page per public name, from the docstrings.

@@ -1,9 +1,6 @@
-"""What every notebook tool shares: the notebooks' scripts, choice by prefix, kernel sockets, MathJax, missing tools.
+"""What the notebook tools share: notebook scripts, choice by prefix, files, kernel sockets, MathJax, missing tools.
 
-The bottom of the tools' imports: :mod:`pipeline` (the command line), :mod:`book`,
-the course tools and :mod:`kit` import it, and it imports none of them,
-so the scripts run from the command line (``pipeline.py``, ``kit.py``) are imported
-by no other tool.
+The ground floor of the tools (:mod:`notebooks._tools`): every concern imports it, and it imports none of them.
 """
 
 from __future__ import annotations
@@ -16,7 +13,7 @@ import tempfile
 from pathlib import Path
 
 __all__ = ["MissingPrerequisite", "copy_mathjax", "ipc_prefix", "mathjax_folder", "nbgrader_meta", "notebook_scripts",
-           "require", "select"]
+           "replace_atomically", "require", "select", "select_students"]
 
 
 def select(names: list[str] | None, known: list[str], what: str) -> list[str]:
@@ -30,10 +27,32 @@ def select(names: list[str] | None, known: list[str], what: str) -> list[str]:
     return chosen
 
 
+def select_students(students: list[str] | None, known: list[str], where: Path) -> list[str]:
+    """The students asked for (exact ids), all ``known`` ones without a request."""
+    missing = [student for student in students or [] if student not in known]
+    if missing:
+        raise ValueError(f"no submission of {', '.join(missing)} in {where}; students: {', '.join(known) or 'none'}")
+    return list(students) if students else known
+
+
 def notebook_scripts(folder: Path, names: list[str] | None = None) -> list[Path]:
     """The numbered percent scripts of ``folder`` (optionally those whose stem starts with a name)."""
     scripts = {path.stem: path for path in sorted(folder.glob("[0-9][0-9]_*.py"))}
     return [scripts[stem] for stem in select(names, list(scripts), "notebook")]
+
+
+def replace_atomically(text: str, target: Path) -> None:
+    """Write ``text`` to ``target`` through a temporary file beside it: a reader never sees half a file."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.stem}", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        os.replace(temporary, target)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise
 
 
 def nbgrader_meta(cell) -> dict:

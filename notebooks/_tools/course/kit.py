@@ -1,7 +1,7 @@
 """The student kit: what students install, without a solution, a hidden test or a model answer (``make student-kit``).
 
-``python notebooks/_tools/kit.py --output build/student-kit.zip`` writes a zip holding
-one folder, ``gbai-student-kit/``:
+``python -m notebooks._tools student-kit --output build/student-kit.zip`` writes a zip
+holding one folder, ``gbai-student-kit/``:
 
 * ``notebooks/NN_name.ipynb``: the student version of every notebook, the course's
   ``release/`` as ``make assignments`` writes it (so the kit matches the gradebook
@@ -10,9 +10,8 @@ one folder, ``gbai-student-kit/``:
   repository, with the guide as its description (the repository's README is written
   for teachers and developers, and leads to the teachers' guide);
 * ``README.md``: a short guide (install, open, keep the file name, hand in);
-* ``lab.py`` and ``lab/``: ``python lab.py`` opens the notebooks in JupyterLab with the
-  reader's Lab configuration (``kit_lab.py``, ``reader_lab/``): a notebook opens without
-  the unsaved mark, and without Lab's news pop-up.
+* ``lab.py`` and ``lab/``: ``make lab``'s launcher (:mod:`..lab.launch`) and its ``reader_lab/``: ``python lab.py``
+  opens the notebooks in JupyterLab, a notebook without the unsaved mark, and no news pop-up.
 
 The repository itself cannot be handed out: its percent scripts, executed notebooks
 and instructor versions hold every solution, hidden test and model answer.
@@ -20,7 +19,6 @@ and instructor versions hold every solution, hidden test and model answer.
 
 from __future__ import annotations
 
-import argparse
 import os
 import re
 import shutil
@@ -31,13 +29,14 @@ import time
 import zipfile
 from pathlib import Path
 
-from common import MissingPrerequisite
-from release import make_assignments, notebook_points
+from ..lab import launch
+from .release import make_assignments, notebook_points
 
-__all__ = ["FOLDER", "build_wheel", "make_student_kit", "student_guide"]
+__all__ = ["FOLDER", "build_wheel", "make_student_kit", "student_guide", "student_kit_command"]
 
-ROOT = Path(__file__).resolve().parents[2]
-HERE = Path(__file__).resolve().parent
+ROOT = Path(__file__).resolve().parents[3]
+#: The reader's Lab as the kit ships it: the launcher as ``lab.py``, its configuration as ``lab/``.
+LAUNCHER = Path(launch.__file__).resolve()
 #: The folder the archive unpacks to.
 FOLDER = "gbai-student-kit"
 
@@ -199,36 +198,21 @@ def make_student_kit(notebooks: Path, course: Path, output: Path) -> Path:
             _add(archive, wheel.name, wheel.read_bytes(), date)
             for path in released:
                 _add(archive, f"notebooks/{path.name}", path.read_bytes(), date)
-            _add(archive, "lab.py", (HERE / "kit_lab.py").read_bytes(), date)
-            for path in sorted((HERE / "reader_lab").rglob("*")):
+            _add(archive, "lab.py", LAUNCHER.read_bytes(), date)
+            configuration = LAUNCHER.with_name("reader_lab")
+            for path in sorted(configuration.rglob("*")):
                 if path.is_file() and "__pycache__" not in path.parts:
-                    _add(archive, f"lab/{path.relative_to(HERE / 'reader_lab').as_posix()}", path.read_bytes(), date)
+                    _add(archive, f"lab/{path.relative_to(configuration).as_posix()}", path.read_bytes(), date)
         os.replace(partial, output)
     return output
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python notebooks/_tools/kit.py",
-                                     description="Pack the student kit: student versions, gbai as a wheel, a guide.")
-    parser.add_argument("--notebooks", default="notebooks", help="folder of the percent scripts")
-    parser.add_argument("--course", default="build/assignments", help="the nbgrader course folder (written again)")
-    parser.add_argument("--output", default="build/student-kit.zip", help="the archive to write")
-    args = parser.parse_args(argv)
+def student_kit_command(notebooks: Path, course: Path, output: Path) -> int:
+    """make student-kit: :func:`make_student_kit`, and what the archive holds."""
     start = time.perf_counter()
-    try:
-        kit = make_student_kit(Path(args.notebooks), Path(args.course), Path(args.output))
-    except (ValueError, FileNotFoundError, MissingPrerequisite) as error:
-        print(f"student-kit: error: {error}", file=sys.stderr)
-        return 2
-    except RuntimeError as error:
-        print(f"student-kit failed: {error}", file=sys.stderr)
-        return 1
+    kit = make_student_kit(notebooks, course, output)
     with zipfile.ZipFile(kit) as archive:
         names = archive.namelist()
     print(f"student kit written to {kit} ({kit.stat().st_size / 1e6:.1f} MB, {len(names)} files, "
           f"{time.perf_counter() - start:.1f} s): give it to the students; it holds no solution")
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

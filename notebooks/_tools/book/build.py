@@ -2,7 +2,7 @@
 
 Nothing is executed: the pages show the outputs ``make figures`` stored. The Sphinx
 sources live in ``notebooks/_book``; each notebook is rewritten for its page by
-:mod:`book_pages`; the API page is generated from the ``__all__`` of
+:mod:`.pages`; the API page is generated from the ``__all__`` of
 ``gbai``, ``gbai.studies`` and ``gbai.plotting``; the references page reads ``paper/references.bib``, the
 report's bibliography. MathJax 3 comes from the PyPI package ``django-static-mathjax``
 and is copied into the site, so equations render offline.
@@ -15,8 +15,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from book_pages import book_links, prepare_page
-from common import copy_mathjax, mathjax_folder, notebook_scripts, require
+from ..common import copy_mathjax, mathjax_folder, notebook_scripts, require
+from .pages import book_links, prepare_page
 
 __all__ = ["build_book"]
 
@@ -69,7 +69,7 @@ def build_book(notebooks: Path, output: Path, work: Path | None = None) -> Path:
 
     Nothing is executed: the pages show the outputs stored by ``make figures``. The
     Sphinx sources (``conf.py``, the landing page, the guides) live in
-    ``notebooks/_book``; they (their links rewritten by :func:`book_pages.book_links`)
+    ``notebooks/_book``; they (their links rewritten by :func:`.pages.book_links`)
     and the notebooks are copied into ``work`` (default ``output`` + ``-src``) with
     MathJax, and ``sphinx-build -W`` turns every warning into a failure. Returns
     the landing page.

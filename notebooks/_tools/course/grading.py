@@ -1,33 +1,35 @@
 """Grading: submissions by nbgrader (``make autograde``), written answers by the teacher (``make grade-answer``).
 
 Grading works on a copy of each submission under ``.grading/submitted/`` (the file given
-the name nbgrader expects), so ``submitted/`` is never changed.
+the name nbgrader expects), so ``submitted/`` is never changed. The two commands as the teacher
+runs them, what they print and their exit status, are :func:`autograde_command` and :func:`grade_answer_command`.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
+import json
 import shutil
+import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from common import nbgrader_meta, select
-from course import CELL_TIMEOUT, course_folder, failure_reason, grading_environment, nbgrader_api, open_gradebook, quiet
-from sandbox import DEFAULT_MEMORY_GB, Confinement, confinement
-from submissions import (
-    CellIssue,
-    Problem,
-    Submission,
-    assignment_cells,
-    cell_issues,
-    find_submissions,
-    read_notebook,
-    record_failure,
-)
-from tables import export_grades, score_table
+from ..common import nbgrader_meta, select, select_students
+from .base import CELL_TIMEOUT, course_folder, failure_reason, grading_environment, nbgrader_api, open_gradebook, quiet
+from .grades import assignment_cells, cell_issues, export_grades, failures, score_table
+from .sandbox import DEFAULT_MEMORY_GB, Confinement, confinement, grading_execute
+from .submissions import Problem, Submission, find_submissions, read_notebook, shown_path
 
-__all__ = ["GradingReport", "answers_to_grade", "autograde", "grade_answer", "select_students"]
+__all__ = ["NOT_ALL_GRADED", "GradingReport", "answers_to_grade", "autograde", "autograde_command", "grade_answer",
+           "grade_answer_command"]
+
+#: The exit status of ``autograde`` when it graded what it could but some notebook handed
+#: in was not graded (2 is a command that could not run at all: a selection that matches
+#: nothing, no gradebook; 1 a tool that failed).
+NOT_ALL_GRADED = 3
 
 
 @dataclass
@@ -44,8 +46,6 @@ class GradingReport:
     problems: list[Problem] = field(default_factory=list)
     #: (student, assignment) pairs whose grades were removed: their folder is gone.
     removed: list[tuple[str, str]] = field(default_factory=list)
-    #: The cells of each graded (student, assignment) that timed out, were deleted or edited.
-    issues: dict[tuple[str, str], list[CellIssue]] = field(default_factory=dict)
     #: Files of the selected students that no assignment claims, left out of an assignment selection.
     unattributed: int = 0
 
@@ -53,14 +53,6 @@ class GradingReport:
     def complete(self) -> bool:
         """Every notebook handed in was graded (spare copies beside a graded notebook aside)."""
         return not self.failed and all(problem.spare for problem in self.problems)
-
-
-def select_students(students: list[str] | None, known: list[str], where: Path) -> list[str]:
-    """The students asked for (exact ids), all ``known`` ones without a request."""
-    missing = [student for student in students or [] if student not in known]
-    if missing:
-        raise ValueError(f"no submission of {', '.join(missing)} in {where}; students: {', '.join(known) or 'none'}")
-    return list(students) if students else known
 
 
 def _stage(submission: Submission, staging: Path) -> None:
@@ -87,6 +79,21 @@ def _forget(course: Path, gradebook, student: str, assignment: str) -> None:
             shutil.rmtree(path)
         if path.parent.is_dir() and not any(path.parent.iterdir()):
             path.parent.rmdir()
+
+
+def _record_failure(course: Path, submission: Submission, reason: str | None) -> None:
+    """Remember (or, with ``reason=None``, forget) that nbgrader could not grade a submission."""
+    path, failed = failures(course)
+    key = f"{submission.student}/{submission.assignment}"
+    if reason is None:
+        if key not in failed:
+            return
+        del failed[key]
+    else:
+        failed[key] = {"student": submission.student, "assignment": submission.assignment,
+                       "path": str(submission.path), "reason": f"not graded, nbgrader failed: {reason}"}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(failed, indent=1, sort_keys=True) + "\n")
 
 
 def _prune(course: Path, present: set[tuple[str, str]], students: set[str]) -> list[tuple[str, str]]:
@@ -127,7 +134,7 @@ def autograde(course: Path, assignments: list[str] | None = None, students: list
     and reported; by default everything is graded again. Each notebook runs from top
     to bottom in nbgrader's kernel with the locked cells (parameters, tests with
     their hidden part) restored from the gradebook; a cell still running after
-    ``timeout`` seconds is stopped. The kernel runs in a sandbox (:mod:`sandbox`)
+    ``timeout`` seconds is stopped. The kernel runs in a sandbox (:mod:`.sandbox`)
     with an address space of ``memory_gb`` GB when bubblewrap is available, else
     unconfined (``report.sandbox`` says which); a kernel that dies costs the cell it
     died in, and the rest is graded in a new one. A notebook under another name than
@@ -173,22 +180,20 @@ def autograde(course: Path, assignments: list[str] | None = None, students: list
         if on_start is not None:
             on_start(report)
         staging = course / ".grading" / "submitted"
-        api = nbgrader_api(course, staging, timeout, sandbox)
+        api = nbgrader_api(course, staging, timeout, grading_execute(), sandbox)
         try:
             for submission in report.todo:
                 _stage(submission, staging)
                 result = api.autograde(submission.assignment, submission.student, force=True, create=True)
                 if result.get("success"):
                     report.graded.append(submission)
-                    report.issues[(submission.student, submission.assignment)] = cell_issues(
-                        course, submission.student, submission.assignment)
-                    record_failure(course, submission, None)
+                    _record_failure(course, submission, None)
                 else:
                     reason = failure_reason(result)
                     report.failed.append((submission, reason))
                     with open_gradebook(course) as gradebook:
                         _forget(course, gradebook, submission.student, submission.assignment)
-                    record_failure(course, submission, reason)
+                    _record_failure(course, submission, reason)
                 if on_graded is not None:
                     on_graded(report, submission)
         finally:
@@ -236,12 +241,11 @@ def grade_answer(course: Path, student: str, cell: str, score: float, comment: s
         raise ValueError(f"the score must be a number, got {score!r}")
     with quiet(), open_gradebook(course) as gradebook:
         names = select(assignments, sorted(assignment.name for assignment in gradebook.assignments), "assignment")
-        cells = [(name, notebook.name, grade_cell) for name in names
-                 for notebook in gradebook.find_assignment(name).notebooks
-                 for grade_cell in notebook.grade_cells if grade_cell.name == cell]
+        every = [(name, notebook.name, grade_cell) for name in names
+                 for notebook in gradebook.find_assignment(name).notebooks for grade_cell in notebook.grade_cells]
+        cells = [(name, notebook, grade_cell) for name, notebook, grade_cell in every if grade_cell.name == cell]
         if not cells:
-            written = sorted(grade_cell.name for name in names for notebook in gradebook.find_assignment(name).notebooks
-                             for grade_cell in notebook.grade_cells if grade_cell.cell_type == "markdown")
+            written = sorted(grade_cell.name for _, _, grade_cell in every if grade_cell.cell_type == "markdown")
             raise ValueError(f"no graded cell {cell!r}; the written answers are {', '.join(written) or 'none'}")
         if len(cells) > 1:
             raise ValueError(f"{cell} is a cell of {', '.join(name for name, _, _ in cells)}: name the assignment")
@@ -265,3 +269,100 @@ def grade_answer(course: Path, student: str, cell: str, score: float, comment: s
         record = grade.to_dict()
     export_grades(course)
     return record
+
+
+def _grading_line(folder: Path, student: str, assignment: str) -> str:
+    """The console line of one graded notebook: its tests' and written answers' points."""
+    rows = score_table(folder, (student, assignment))
+    auto, manual = rows[rows["kind"] == "auto"], rows[rows["kind"] == "manual"]
+    line = f"{student:<16} {assignment:<28} tests {auto['score'].sum():g} / {auto['points'].sum():g}"
+    if len(manual):
+        waiting = manual[manual["status"] == "to grade"]
+        line += f", written {manual['score'].sum():g} / {manual['points'].sum():g}"
+        if len(waiting):
+            line += f" ({len(waiting)} to grade)"
+    return line
+
+
+def autograde_command(folder: Path, assignments: list[str] | None, students: list[str] | None, timeout: int,
+                      memory_gb: float) -> int:
+    """make autograde: :func:`autograde`, a line per notebook; :data:`NOT_ALL_GRADED` if one was not graded."""
+    start = time.perf_counter()
+    shown = functools.partial(shown_path, folder)
+
+    def warn(text: str) -> None:
+        print(f"autograde: {text}", file=sys.stderr, flush=True)
+
+    def started(report) -> None:
+        print(report.sandbox.describe(), flush=True)
+        for problem in report.problems:
+            warn(f"{shown(problem.path)}: {problem.reason}" + ("" if problem.spare else "; not graded"))
+        for student, assignment in report.removed:
+            print(f"removed the grades of {student}/{assignment}: no longer in {folder / 'submitted'}", flush=True)
+        print(f"grading {len(report.todo)} notebook(s), each cell stopped after {timeout} s", flush=True)
+
+    def graded(report, submission) -> None:
+        failed = dict(report.failed)
+        if submission in failed:
+            warn(f"{shown(submission.path)}: not graded, nbgrader failed: {failed[submission]}")
+            return
+        if submission.note:
+            warn(f"{shown(submission.path)}: {submission.note} (name the file {submission.assignment}.ipynb)")
+        issues = cell_issues(folder.resolve(), submission.student, submission.assignment)
+        line = _grading_line(folder, submission.student, submission.assignment)
+        for kind in ("timeout", "kernel died"):
+            stopped = sorted({issue.exercise for issue in issues if issue.kind == kind and issue.exercise})
+            if any(issue.kind == kind for issue in issues):
+                line += f"; {kind}" + (f" in exercise {', '.join(map(str, stopped))}" if stopped else "")
+        deleted = [issue.cell for issue in issues if issue.kind == "deleted"]
+        if deleted:
+            line += f"; deleted {', '.join(deleted)}"
+        print(line, flush=True)
+        for issue in issues:
+            if issue.kind in ("timeout", "kernel died"):
+                named = "" if issue.cell.startswith("cell ") else f" (cell {issue.cell})"
+                after = "; the cells after it ran without its results" if issue.kind == "timeout" else ""
+                warn(f"{shown(submission.path)}: {issue.reason}{named}{after}")
+            elif issue.kind == "deleted" and issue.points is not None:
+                warn(f"{shown(submission.path)}: cell {issue.cell} ({issue.where}, {issue.points:g} points) "
+                     f"was deleted from the notebook: 0 points")
+            else:
+                warn(f"{shown(submission.path)}: {issue.reason}")
+
+    report = autograde(folder, assignments, students, timeout=timeout, memory_gb=memory_gb, on_start=started,
+                       on_graded=graded)
+    print(f"graded {len(report.graded)} submission(s) in {time.perf_counter() - start:.1f} s; "
+          f"grades per item in {folder / 'grades.csv'}, per student in {folder / 'grades-totals.csv'}")
+    if report.unattributed:
+        print(f"autograde: {report.unattributed} file(s) of these students match no assignment: listed in "
+              f"grades.csv, reported by a run without an assignment selection")
+    if not report.complete:
+        skipped = [p for p in report.problems if not p.spare]
+        print(f"autograde: {len(report.failed) + len(skipped)} notebook(s) not graded (see above)", file=sys.stderr)
+        return NOT_ALL_GRADED
+    return 0
+
+
+def grade_answer_command(folder: Path, assignments: list[str] | None, students: list[str] | None, answer: str | None,
+                         score: str | None, comment: str | None) -> int:
+    """make grade-answer: grade one written answer (:func:`grade_answer`), or list those awaiting the teacher."""
+    if answer is None and score is None:
+        answers = answers_to_grade(folder, assignments, students)
+        for item in answers:
+            print(f"{item['student']} {item['assignment']} {item['cell']} "
+                  f"(exercise {item['exercise']}, {item['points']:g} points):")
+            print("\n".join(f"    {line}" for line in (item["text"].strip() or "(empty)").splitlines()))
+        print(f"{len(answers)} written answer(s) to grade: make grade-answer STUDENT=<student> ANSWER=<cell> "
+              f"SCORE=<points> [COMMENT=<text>]")
+        return 0
+    if answer is None or score is None or len(students or []) != 1:
+        raise ValueError("grading an answer needs one STUDENT=, ANSWER= (the cell id) and SCORE=")
+    try:
+        points = float(score)
+    except ValueError:
+        raise ValueError(f"SCORE must be a number, got {score!r}") from None
+    grade = grade_answer(folder, students[0], answer, points, comment, assignments)
+    waiting = len(answers_to_grade(folder))
+    print(f"{grade['student']} {grade['assignment']} {grade['name']}: {grade['manual_score']:g} / "
+          f"{grade['max_score']:g}; {waiting} written answer(s) still to grade; tables rewritten in {folder}")
+    return 0

@@ -1,4 +1,4 @@
-"""Publishing the headline results for ``make figures``; the pipeline tool is the one caller.
+"""Publishing the headline results for ``make figures``: :func:`write_results`, after the runner's full run.
 
 :func:`collect` gathers the records of the stored notebooks (:func:`gbai.studies.record`)
 into ``figures/results.csv``; from that table :func:`latex_macros` writes the report's
@@ -16,9 +16,11 @@ from typing import Iterable
 
 import pandas as pd
 
-from gbai.studies.results import MIMETYPE
+from gbai.version import RESULT_MIMETYPE
 
-__all__ = ["COLUMNS", "collect", "latex_macros", "quote", "quoted_keys", "stale_quotes"]
+from ..common import replace_atomically
+
+__all__ = ["COLUMNS", "collect", "latex_macros", "quote", "quoted_keys", "results_pages", "write_results"]
 
 #: The columns of ``figures/results.csv``.
 COLUMNS = ["key", "value", "shown", "unit", "notebook", "figure", "description"]
@@ -33,9 +35,9 @@ def _records(notebook: Path) -> Iterable[dict]:
         shown = []
         for output in cell.get("outputs", []):
             data = output.get("data", {})
-            if MIMETYPE in data and data[MIMETYPE] not in shown:
-                shown.append(data[MIMETYPE])
-                yield data[MIMETYPE]
+            if RESULT_MIMETYPE in data and data[RESULT_MIMETYPE] not in shown:
+                shown.append(data[RESULT_MIMETYPE])
+                yield data[RESULT_MIMETYPE]
 
 
 def collect(notebooks: Iterable[Path]) -> pd.DataFrame:
@@ -89,8 +91,30 @@ def quote(text: str, table: pd.DataFrame) -> str:
     return _QUOTE.sub(lambda match: f"<!--result:{match['key']}-->{shown[match['key']]}<!--/result-->", text)
 
 
-def stale_quotes(text: str, table: pd.DataFrame) -> list[str]:
-    """The quotes of ``text`` that differ from ``table`` (``key: quoted != shown``), or unknown keys."""
-    shown = dict(zip(table["key"], table["shown"]))
-    return [f"{match['key']}: {match['shown']!r} != {shown.get(match['key'], 'no such result')!r}"
-            for match in _QUOTE.finditer(text) if shown.get(match["key"]) != match["shown"]]
+def results_pages(root: Path) -> list[Path]:
+    """The Markdown pages that quote results: the README and the book's own pages."""
+    return [root / "README.md", *sorted((root / "notebooks" / "_book").glob("*.md"))]
+
+
+def write_results(notebooks: Path, root: Path) -> dict:
+    """Gather the results recorded in the stored notebooks and write everything quoted from them.
+
+    ``figures/results.csv`` (the one table), ``paper/results.tex`` (the report's
+    ``\\result`` macros) and the quoted numbers of :func:`results_pages`. Every stored
+    notebook is read, including those this run did not execute, so the table always
+    covers all of them.
+    """
+    table = collect(sorted(notebooks.glob("[0-9][0-9]_*.ipynb")))
+    target = root / "figures" / "results.csv"
+    replace_atomically(table.to_csv(index=False, lineterminator="\n"), target)
+    replace_atomically(latex_macros(table), root / "paper" / "results.tex")
+    quotes = pages = 0
+    for page in results_pages(root):
+        text = page.read_text(encoding="utf-8")
+        if quoted_keys(text):
+            quotes += len(quoted_keys(text))
+            pages += 1
+            rewritten = quote(text, table)
+            if rewritten != text:
+                replace_atomically(rewritten, page)
+    return {"results": len(table), "table": target, "quotes": quotes, "pages": pages}

@@ -31,7 +31,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from common import ipc_prefix
+from ..common import ipc_prefix
 
 __all__ = ["DEFAULT_MEMORY_GB", "KERNEL_DIED", "Confinement", "confinement", "grading_execute", "sandbox_command"]
 
@@ -103,7 +103,7 @@ def confinement(course: Path, memory_gb: float = DEFAULT_MEMORY_GB) -> Confineme
         return Confinement(None, memory_gb, reason=f"bwrap does not start: {said}")
     import gbai
 
-    repository = Path(__file__).resolve().parents[2]
+    repository = Path(__file__).resolve().parents[3]
     hidden = [str(Path(course).resolve()), str(repository), str(Path.home().resolve())]
     # A home folder of "/" (some containers) or one holding the system would hide everything.
     hidden = [path for path in hidden if path != os.sep and not os.path.join(os.sep, "usr").startswith(

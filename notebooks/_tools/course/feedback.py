@@ -13,15 +13,16 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
+import time
 from pathlib import Path
 
-from common import copy_mathjax, mathjax_folder, nbgrader_meta, select
-from course import course_folder, failure_reason, grading_environment, nbgrader_api, quiet
-from grading import select_students
-from submissions import cell_issues, exercise_of, not_graded, read_notebook
-from tables import shown_path
+from ..common import copy_mathjax, mathjax_folder, nbgrader_meta, select, select_students
+from .base import course_folder, failure_reason, grading_environment, nbgrader_api, quiet
+from .grades import cell_issues, not_graded, score_table
+from .submissions import exercise_of, read_notebook, shown_path
 
-__all__ = ["generate_feedback", "not_graded_page"]
+__all__ = ["feedback_command", "generate_feedback", "not_graded_page"]
 
 TEMPLATES = Path(__file__).resolve().parent / "feedback_template"
 #: What a feedback page needs from MathJax 3's es5 build: the TeX input with every
@@ -121,7 +122,7 @@ _ADVICE = {
 
 
 def not_graded_page(course: Path, item) -> Path:
-    """Write the feedback page of a notebook handed in but not graded (``submissions.NotGraded``): why, and what to do.
+    """Write the feedback page of a notebook handed in but not graded (``grades.NotGraded``): why, and what to do.
 
     It goes where the graded page would, ``feedback/<student>/<assignment>/<assignment>.html``
     (``not-graded/not-graded.html`` when no assignment claims the file).
@@ -205,3 +206,19 @@ def generate_feedback(course: Path, assignments: list[str] | None = None,
         shutil.rmtree(course / "feedback" / student / "not-graded", ignore_errors=True)
     pages += [not_graded_page(course, item) for item in refused]
     return pages
+
+
+def feedback_command(course: Path, assignments: list[str] | None, students: list[str] | None) -> int:
+    """make feedback: :func:`generate_feedback`, and a warning for the written answers still to grade."""
+    start = time.perf_counter()
+    pages = generate_feedback(course, assignments, students)
+    # The written answers of these submissions that still await the teacher.
+    submissions = {(page.parent.parent.name, page.parent.name) for page in pages}
+    scores = score_table(course.resolve())
+    mine = scores[[key in submissions for key in zip(scores["student"], scores["assignment"])]]
+    waiting = int((mine["status"] == "to grade").sum())
+    print(f"{len(pages)} feedback page(s) under {course / 'feedback'} ({time.perf_counter() - start:.1f} s)")
+    if waiting:
+        print(f"feedback: {waiting} written answer(s) not graded yet show as such; grade them "
+              f"(make grade-answer, or nbgrader's formgrader) and run make feedback again", file=sys.stderr)
+    return 0

@@ -15,9 +15,10 @@ not of the notebook:
 
 Each notebook is offered in one form, its script: the file browser does not list the
 executed copy of a script, and the copy is not opened or saved as a notebook on its own
-(HTTP 409 naming the script; a ``/lab/tree`` link to it opens the script,
-``reader_redirect.py``). Two tabs of one notebook would each run a kernel, keep their
-own edits, and the second save would meet "File Changed".
+(HTTP 409 naming the script), and a ``/lab/tree`` link to it opens the script
+(:class:`ScriptRedirectHandler`; this module is a server extension too). Two tabs of one
+notebook would each run a kernel, keep their own edits, and the second save would meet
+"File Changed".
 
 The percent scripts never hold ``language_info`` (Jupytext leaves it out of the text).
 """
@@ -31,13 +32,19 @@ import logging
 import os
 import sys
 from pathlib import Path
+from urllib.parse import quote, unquote
 
+from jupyter_server.base.handlers import JupyterHandler
+from jupyter_server.utils import url_path_join
 from jupytext import AsyncTextFileContentsManager
+from tornado import web
 from tornado.log import gen_log
+from tornado.routing import Matcher, Rule
 from tornado.web import HTTPError
 from tornado.websocket import WebSocketClosedError
 
-__all__ = ["QuietLogFilter", "ReaderContentsManager", "kernel_language_info", "keep_stored_language_info"]
+__all__ = ["PairedCopyMatcher", "QuietLogFilter", "ReaderContentsManager", "ScriptRedirectHandler",
+           "kernel_language_info", "keep_stored_language_info"]
 
 LANGUAGE_INFO = "language_info"
 
@@ -175,7 +182,7 @@ class ReaderContentsManager(AsyncTextFileContentsManager):
         if script is not None:
             raise self._refused(path, script)
         model = await super().get(path, content=content, type=type, format=format, **kwargs)
-        # The file browser lists the scripts; a link to a copy opens its script (reader_redirect.py).
+        # The file browser lists the scripts; a link to a copy opens its script (ScriptRedirectHandler).
         if content and model.get("type") == "directory" and model.get("content") is not None:
             model["content"] = [entry for entry in model["content"]
                                 if entry.get("type") != "notebook" or await self._script_of(entry["path"]) is None]
@@ -186,3 +193,35 @@ class ReaderContentsManager(AsyncTextFileContentsManager):
             if info is not None:
                 metadata[LANGUAGE_INFO] = info
         return model
+
+
+class PairedCopyMatcher(Matcher):
+    """Matches ``<base>lab/tree/<path>.ipynb`` when ``<path>.py`` exists in the server's root folder."""
+
+    def __init__(self, base_url: str, root_dir: str):
+        self.prefix = url_path_join(base_url, "lab", "tree") + "/"
+        self.root_dir = root_dir
+
+    def match(self, request) -> dict | None:
+        if not request.path.startswith(self.prefix) or not request.path.endswith(".ipynb"):
+            return None
+        path = unquote(request.path[len(self.prefix):])
+        script = path[: -len(".ipynb")] + ".py"
+        if ".." in path.split("/") or not os.path.isfile(os.path.join(self.root_dir, script)):
+            return None
+        return {"path_args": [], "path_kwargs": {"script": script}}
+
+
+class ScriptRedirectHandler(JupyterHandler):
+    """Sends the browser on to the script's page, keeping the query (``?reset``, a token)."""
+
+    @web.authenticated
+    def get(self, script: str) -> None:
+        query = f"?{self.request.query}" if self.request.query else ""
+        self.redirect(url_path_join(self.base_url, "lab", "tree", quote(script)) + query)
+
+
+def _load_jupyter_server_extension(serverapp) -> None:
+    # Ahead of every other route, JupyterLab's own /lab/tree/ included.
+    matcher = PairedCopyMatcher(serverapp.base_url, os.path.abspath(serverapp.root_dir))
+    serverapp.web_app.default_router.rules.insert(0, Rule(matcher, ScriptRedirectHandler))

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 
-from common import nbgrader_meta, notebook_scripts
-from course import CELL_TIMEOUT, COURSE_ID, course_folder, failure_reason, grading_environment, nbgrader_api, quiet
+from ..common import nbgrader_meta, notebook_scripts
+from .base import CELL_TIMEOUT, COURSE_ID, course_folder, failure_reason, grading_environment, nbgrader_api, quiet
 
-__all__ = ["instructor_notebook", "make_assignments", "notebook_points", "student_header"]
+__all__ = ["assignments_command", "instructor_notebook", "make_assignments", "notebook_points", "student_header"]
 
 
 #: nbgrader metadata of a read-only cell without points: autograding restores it from
@@ -116,7 +117,7 @@ def instructor_notebook(script: Path):
 
 
 def make_assignments(notebooks: Path, course: Path, names: list[str] | None = None) -> list[str]:
-    """Write the nbgrader course (laid out as :mod:`course` says): one assignment per notebook; returns their names.
+    """Write the nbgrader course (laid out as :mod:`.base` says): one assignment per notebook; returns their names.
 
     A student version has its solutions replaced by ``raise NotImplementedError()`` or
     ``YOUR ANSWER HERE``, its hidden tests removed and the visible ones kept and locked.
@@ -141,3 +142,12 @@ def make_assignments(notebooks: Path, course: Path, names: list[str] | None = No
                 raise RuntimeError(f"nbgrader generate_assignment {name} failed: {failure_reason(result)}")
             made.append(name)
     return made
+
+
+def assignments_command(notebooks: Path, course: Path, names: list[str]) -> int:
+    """make assignments: :func:`make_assignments`, and where the student versions are."""
+    start = time.perf_counter()
+    made = make_assignments(notebooks, course, names)
+    print(f"{len(made)} assignment(s) in {course}: student versions in {course / 'release'} "
+          f"({time.perf_counter() - start:.1f} s)")
+    return 0

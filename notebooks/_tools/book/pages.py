@@ -19,7 +19,7 @@ as written. On the page:
   its entries on the API page;
 * a line under the title offers the page's sources, ``.py`` and ``.ipynb``;
 * a table wider than the text column is shown transposed or with its leading
-  columns (:mod:`book_tables`), with a note that offers the whole table as a CSV.
+  columns (:mod:`.tables`), with a note that offers the whole table as a CSV.
 
 :func:`book_links` rewrites the links of the book's own Markdown pages, written for
 the code host, for the book's flat folder.
@@ -31,10 +31,10 @@ import copy
 import re
 from pathlib import Path
 
-from book_tables import fit_table, matching_dataset, printed_size
-from common import nbgrader_meta
+from gbai.version import RESULT_MIMETYPE
 
-from gbai.studies.results import MIMETYPE as RESULT_MIMETYPE
+from ..common import nbgrader_meta
+from .tables import fit_table, matching_dataset, printed_size
 
 __all__ = ["PAPER_URL", "book_links", "prepare_page", "plain_text"]
 

@@ -2,11 +2,11 @@
 
 ``build/assignments/source/NN_name/NN_name.ipynb`` is the instructor version of a
 notebook, ``release/`` the student version and ``gradebook.db`` the exercises and
-their points; submissions go in ``submitted/<student>/<assignment>/``. :mod:`release`
-writes the course (``make assignments``), :mod:`grading` grades it (``autograde``,
-``grade-answer``), :mod:`tables` writes its grade tables (``export``) and
-:mod:`feedback` its feedback pages; :mod:`submissions` finds what was handed in and
-checks the graded notebooks.
+their points; submissions go in ``submitted/<student>/<assignment>/``. :mod:`.release`
+writes the course (``make assignments``), :mod:`.grading` grades it (``autograde``,
+``grade-answer``) in the kernels :mod:`.sandbox` confines, :mod:`.grades` reads back what
+grading left and writes the grade tables (``export``), :mod:`.feedback` the feedback
+pages; :mod:`.submissions` finds what was handed in, :mod:`.kit` packs the student kit.
 """
 
 from __future__ import annotations
@@ -18,8 +18,7 @@ import sys
 import warnings
 from pathlib import Path
 
-from common import ipc_prefix, require
-from sandbox import Confinement, grading_execute
+from ..common import ipc_prefix, require
 
 __all__ = ["CELL_TIMEOUT", "COURSE_ID", "TIMEOUT_ERROR", "course_folder", "failure_reason", "grading_environment",
            "nbgrader_api", "open_gradebook", "quiet"]
@@ -71,9 +70,12 @@ def quiet():
         yield
 
 
-def nbgrader_api(course: Path, submitted: Path | None = None, timeout: int = CELL_TIMEOUT,
-                 sandbox: Confinement | None = None):
-    """nbgrader's API on ``course`` (grading ``submitted``, when given, instead of ``submitted/``)."""
+def nbgrader_api(course: Path, submitted: Path | None = None, timeout: int = CELL_TIMEOUT, execute: type | None = None,
+                 sandbox=None):
+    """nbgrader's API on ``course`` (grading ``submitted``, when given, instead of ``submitted/``).
+
+    Grading runs each notebook with ``execute``, ``sandbox.py``'s preprocessor confined in ``sandbox``.
+    """
     from nbgrader.apps import NbGraderAPI
     from nbgrader.converters import Autograde
     from nbgrader.coursedir import CourseDirectory
@@ -96,12 +98,10 @@ def nbgrader_api(course: Path, submitted: Path | None = None, timeout: int = CEL
                                        "traceback": [f"{TIMEOUT_ERROR}: {stopped}"]}
     config.KernelManager.transport = "ipc"
     config.KernelManager.ip = ipc_prefix()
-    # Grading runs each notebook with the preprocessor of sandbox.py: confined, and
-    # going on after a kernel that dies.
-    preprocessors = Autograde.class_traits()["autograde_preprocessors"].default()
-    config.Autograde.autograde_preprocessors = [grading_execute() if step is Execute else step
-                                                for step in preprocessors]
-    config.GradingExecute.sandbox = sandbox
+    if execute is not None:
+        preprocessors = Autograde.class_traits()["autograde_preprocessors"].default()
+        config.Autograde.autograde_preprocessors = [execute if step is Execute else step for step in preprocessors]
+        config[execute.__name__].sandbox = sandbox
     return NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
 
 

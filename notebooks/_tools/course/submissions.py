@@ -9,26 +9,21 @@ that matches one assignment unambiguously is graded as that assignment's noteboo
 anything else is reported, by student and file, and left out. When Jupyter's copy
 sits beside the original, the one with answers is graded (if only one has any;
 with several answered copies nothing is graded and the student is asked to keep one).
-
-Once graded, :func:`cell_issues` lists a submission's cells that did not count as usual
-(stopped at the time limit, killed with the kernel, deleted, read-only and edited) and
-:func:`not_graded` the notebooks handed in that have no grades.
+:mod:`.grades` reads what grading made of them.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from common import nbgrader_meta
-from course import TIMEOUT_ERROR, open_gradebook
-from sandbox import KERNEL_DIED
+from ..common import nbgrader_meta
 
-__all__ = ["EXERCISE", "CellIssue", "NotGraded", "Problem", "Submission", "assignment_cells", "cell_issues",
-           "exercise_of", "find_submissions", "not_graded", "notebook_cell_ids", "read_notebook",
-           "record_failure", "untouched"]
+__all__ = ["EXERCISE", "Problem", "Submission", "exercise_of", "find_submissions", "notebook_cell_ids", "read_notebook",
+           "shown_path", "untouched"]
 
 
 @dataclass(frozen=True)
@@ -53,6 +48,13 @@ class Problem:
     spare: bool = False
     #: The assignment the file belongs to, when its folder, name or cells tell (else None).
     assignment: str | None = None
+
+
+def shown_path(course: Path, path: Path) -> str:
+    """A path under ``submitted/`` as the console and the tables show it: ``bob/01_name/file.ipynb``."""
+    with contextlib.suppress(ValueError):
+        return Path(path).resolve().relative_to((course / "submitted").resolve()).as_posix()
+    return str(path)
 
 
 def notebook_cell_ids(path: Path) -> set[str] | None:
@@ -199,43 +201,6 @@ def exercise_of(cell) -> int | None:
     return int(number.group(1)) if number else None
 
 
-def _describe(cell, index: int) -> str:
-    """A cell as a student finds it: "exercise 2, your answer", or "cell 17 (`time.sleep(9)`...)"."""
-    meta = nbgrader_meta(cell)
-    number = exercise_of(cell)
-    if number is not None:
-        if meta.get("grade") and cell.cell_type == "markdown":
-            kind = "written answer"
-        elif meta.get("solution"):
-            kind = "your answer"
-        else:
-            kind = "automatic test"
-        return f"exercise {number}, {kind}"
-    first = next((line.strip() for line in cell.source.splitlines() if line.strip()), "")
-    return f"cell {index + 1}" + (f" (`{first[:40]}`)" if first else "")
-
-
-@dataclass(frozen=True)
-class CellIssue:
-    """A cell of a graded notebook that did not count as usual.
-
-    ``kind`` is ``timeout`` (stopped at the time limit per cell), ``kernel died`` (the
-    kernel died in it: grading went on in a new kernel), ``deleted`` (a graded
-    or read-only cell missing from the notebook handed in; a graded one scores 0) or
-    ``edited`` (a read-only cell changed by the student: graded with the original).
-    ``cell`` is the nbgrader id (``cell N`` for a plain cell), ``where`` names it for
-    people, ``exercise`` is the exercise whose items it affects (for a plain cell that
-    timed out, the next one), ``points`` those of a graded cell (None for other cells).
-    """
-
-    kind: str
-    cell: str
-    where: str
-    exercise: int | None
-    reason: str
-    points: float | None = None
-
-
 def read_notebook(path: Path):
     """A notebook without nbformat's validation, which takes longer than reading a class's worth of them."""
     import nbformat
@@ -245,114 +210,3 @@ def read_notebook(path: Path):
     except (OSError, UnicodeDecodeError, ValueError, TypeError, AttributeError):
         return None  # a notebook nbgrader could not read was never graded
     return notebook if isinstance(notebook.get("cells"), list) else None
-
-
-def cell_issues(course: Path, student: str, assignment: str) -> list[CellIssue]:
-    """The cells of a graded submission that timed out, were deleted, or were read-only and edited.
-
-    Read from the autograded notebook (timeouts, cells present), the instructor
-    version (graded cells) and the copy that was graded (``.grading/submitted``,
-    edits of read-only cells, which nbgrader undoes before running).
-    """
-    from nbgrader.utils import compute_checksum
-
-    course = Path(course)
-    graded = read_notebook(course / "autograded" / student / assignment / f"{assignment}.ipynb")
-    source = read_notebook(course / "source" / assignment / f"{assignment}.ipynb")
-    if graded is None or source is None:
-        return []
-    issues = []
-    for index, cell in enumerate(graded.cells):
-        stops = [output for output in cell.get("outputs", [])
-                 if output.get("output_type") == "error" and output.get("ename") in (TIMEOUT_ERROR, KERNEL_DIED)]
-        if not stops:
-            continue
-        exercise = exercise_of(cell)
-        if exercise is None:
-            exercise = next((exercise_of(later) for later in graded.cells[index + 1:] if exercise_of(later)), None)
-        where = _describe(cell, index)
-        if stops[0]["ename"] == KERNEL_DIED:
-            kind, what = "kernel died", stops[0].get("evalue")
-        else:  # nbgrader's own message (a notebook graded outside make autograde) names no limit
-            kind, what = "timeout", stops[0].get("evalue") or "timed out: stopped at the time limit per cell"
-        issues.append(CellIssue(kind, nbgrader_meta(cell).get("grade_id") or f"cell {index + 1}", where, exercise,
-                                f"{where}: {what}"))
-    present = {nbgrader_meta(cell).get("grade_id") for cell in graded.cells}
-    for index, cell in enumerate(source.cells):
-        meta = nbgrader_meta(cell)
-        if (meta.get("grade") or meta.get("locked")) and meta["grade_id"] not in present:
-            scored = bool(meta.get("grade"))
-            # nbgrader restores an edited read-only cell, not a deleted one.
-            where = _describe(cell, index) if scored else f"read-only cell {meta['grade_id']}"
-            outcome = "not run: 0 points" if scored else "so the cells after it ran without it"
-            issues.append(CellIssue("deleted", meta["grade_id"], where, exercise_of(cell),
-                                    f"{where}: deleted from the notebook handed in, {outcome}",
-                                    float(meta.get("points", 0)) if scored else None))
-    handed_in = read_notebook(course / ".grading" / "submitted" / student / assignment / f"{assignment}.ipynb")
-    for index, cell in enumerate(handed_in.cells if handed_in is not None else []):
-        meta = nbgrader_meta(cell)
-        if meta.get("locked") and meta.get("checksum") and meta["checksum"] != compute_checksum(cell):
-            where = _describe(cell, index) if exercise_of(cell) else f"read-only cell {meta.get('grade_id')}"
-            issues.append(CellIssue("edited", meta.get("grade_id", ""), where, exercise_of(cell),
-                                    f"{where}: edited, graded with the original"))
-    return issues
-
-
-def assignment_cells(course: Path) -> dict[str, set[str]]:
-    """Each assignment of the gradebook with the cell ids of its notebook (from its source version)."""
-    with open_gradebook(course) as gradebook:
-        names = sorted(assignment.name for assignment in gradebook.assignments)
-    return {name: notebook_cell_ids(course / "source" / name / f"{name}.ipynb") or set() for name in names}
-
-
-def _failures(course: Path) -> tuple[Path, dict]:
-    """The file that remembers what nbgrader failed to grade (the gradebook holds only graded work), and its content."""
-    path = course / ".grading" / "failed.json"
-    return path, json.loads(path.read_text()) if path.exists() else {}
-
-
-def record_failure(course: Path, submission: Submission, reason: str | None) -> None:
-    """Remember (or, with ``reason=None``, forget) that nbgrader could not grade a submission."""
-    path, failures = _failures(course)
-    key = f"{submission.student}/{submission.assignment}"
-    if reason is None:
-        if key not in failures:
-            return
-        del failures[key]
-    else:
-        failures[key] = {"student": submission.student, "assignment": submission.assignment,
-                         "path": str(submission.path), "reason": f"not graded, nbgrader failed: {reason}"}
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(failures, indent=1, sort_keys=True) + "\n")
-
-
-@dataclass(frozen=True)
-class NotGraded:
-    """A notebook handed in that has no grades, and why (``assignment`` is None when no assignment claims it)."""
-
-    student: str
-    assignment: str | None
-    path: Path
-    reason: str
-
-
-def not_graded(course: Path) -> list[NotGraded]:
-    """Every notebook now under ``submitted/`` that is not graded: refused files and nbgrader failures.
-
-    Files in ``submitted/`` itself (no student) and spare copies beside a graded
-    notebook are left out.
-    """
-    course = Path(course).resolve()
-    found, problems = find_submissions(course / "submitted", assignment_cells(course))
-    refused = [NotGraded(problem.student, problem.assignment, problem.path, problem.reason) for problem in problems
-               if not problem.spare and problem.student != "?"]
-    _, failures = _failures(course)
-    with open_gradebook(course) as gradebook:
-        graded = {(submission.student.id, assignment.name) for assignment in gradebook.assignments
-                  for submission in gradebook.assignment_submissions(assignment.name)}
-    handed_in = {(submission.student, submission.assignment): submission.path for submission in found}
-    for failure in failures.values():
-        key = (failure["student"], failure["assignment"])
-        if key in handed_in and key not in graded:
-            refused.append(NotGraded(*key, handed_in[key], failure["reason"]))
-    return sorted(refused, key=lambda item: (item.student, item.assignment or "", str(item.path)))
