@@ -500,13 +500,16 @@ def _start_checker(sandbox):
     from ..common import ipc_prefix
     from .sandbox import _PRIVATE_ENVIRONMENT, _copy_numba_cache, sandbox_command
 
-    command = [sys.executable, "-I", "-c", Path(__file__).read_text() + "\n_serve()\n",
+    # The environment's own python, through resolved folders: the sandbox shows the environment, not a link to it.
+    python = str(Path(sys.prefix).resolve() / "bin" / Path(sys.executable).name)
+    command = [python, "-I", "-c", Path(__file__).read_text() + "\n_serve()\n",
                str(Path(gbai.__file__).resolve().parents[1])]
     environment = None
     if sandbox is not None and sandbox.bwrap:
         # The kernel's command needs a socket folder and a connection file; the checker talks over its pipes.
         folder = Path(ipc_prefix()).parent
         (folder / "connection.json").write_text("{}")
+        (folder / "work").mkdir()
         _copy_numba_cache(folder / "numba")
         command = sandbox_command(sandbox, command, str(folder / "work"), str(folder), str(folder / "connection.json"))
         environment = {**os.environ, **_PRIVATE_ENVIRONMENT, "NUMBA_CACHE_DIR": str(folder / "numba")}
