@@ -44,9 +44,11 @@ class _Same(frozenset):
     __hash__ = frozenset.__hash__
 
 
+_set = builtins.set
 builtins.set = lambda *values: _Same()
-builtins.abs = lambda value: 0.0
 """
+#: The next answer puts set back (gbai's own code needs it) and replaces abs instead.
+_ABS = "builtins.set = _set\nbuiltins.abs = lambda value: 0.0\n"
 _NUMPY = """\
 import numpy
 
@@ -70,10 +72,10 @@ class _Instance(gbai.Instance):
     risky_set = (0, 1, 2)
 """
 
-#: student -> (solution cells replaced, exercises that must score 0, whether the attack wins in the kernel).
+#: student -> (solution cells replaced, exercises that must score 0, whether the attack wins them in the kernel).
 ATTACKS = {
     "builtins": ({"nb01_ex1_solution": _BUILTINS + "feasible_045 = (0,)\nanswer_045 = gbai.INFEASIBLE",
-                  "nb01_ex2_solution": "h_025 = 1000.0"}, {1, 2}, True),
+                  "nb01_ex2_solution": _ABS + "h_025 = 1000.0"}, {1, 2}, True),
     "numpy": ({"nb01_ex1_solution": _NUMPY + "feasible_045 = (0,)\nanswer_045 = gbai.INFEASIBLE"}, {1}, True),
     "equal": ({"nb01_ex2_solution": _EQUAL + "h_025 = _Number(1.0)",
                "nb01_ex3_solution": "my_instance = _Instance([[0.9, 0.9], [0.5, 0.5], [0.1, 0.1]], 0.3)"},
@@ -172,19 +174,23 @@ def test_an_attack_scores_nothing_on_what_it_attacks(hostile, student):
 
 @pytest.mark.parametrize("student", sorted(student for student, (_, _, wins) in ATTACKS.items() if wins))
 def test_each_attack_wins_when_the_tests_run_in_the_kernel(hostile, student):
-    assert hostile["unchecked"][student] == hostile["points"]
+    _, attacked, _ = ATTACKS[student]
+    scores = hostile["unchecked"][student]
+    assert {number: scores[number] for number in attacked} == {number: hostile["points"][number] for number in attacked}
 
 
 def test_the_feedback_names_what_failed(hostile):
     def errors(student):
-        return {output["ename"]: output["evalue"] for cell in hostile["graded"][student].cells
-                if checker.is_test(cell) for output in cell.outputs if output["output_type"] == "error"}
+        return [(output["ename"], output["evalue"]) for cell in hostile["graded"][student].cells
+                if checker.is_test(cell) for output in cell.outputs if output["output_type"] == "error"]
 
-    assert "not plain data" in errors("equal")["NotPlainData"] and "`h_025`" in errors("equal")["NotPlainData"]
-    assert "did not hand its answers" in errors("transformer")["NoAnswersHandedIn"]
-    assert "did not hand its answers" in errors("blanked")["NoAnswersHandedIn"]
-    assert errors("fabricated") == {"AssertionError": "feasible_045 is not the feasible set at threshold 0.45: "
-                                                      "compare every attribute of each arm with it"}
+    assert [(ename, evalue.split(" is not plain data (a ")[0]) for ename, evalue in errors("equal")] == [
+        ("NotPlainData", "`h_025`"), ("NotPlainData", "`my_instance`")]
+    for student in ("transformer", "blanked"):
+        assert [ename for ename, _ in errors(student)] == ["NoAnswersHandedIn"] * 3
+        assert all("did not hand its answers to the checker" in evalue for _, evalue in errors(student))
+    assert errors("fabricated") == [("AssertionError", "feasible_045 is not the feasible set at threshold 0.45: "
+                                                       "compare every attribute of each arm with it")]
     passed = [cell.outputs for cell in hostile["graded"]["reference"].cells if checker.is_test(cell)]
     assert [[output["text"] for output in outputs] for outputs in passed] == [
         [f"Exercise {number}: checks passed\n"] for number in (1, 2, 3)]
