@@ -348,15 +348,21 @@ class RoundRobinCSS:
 ### END SOLUTION
 
 
-# %% nbgrader={"grade": true, "grade_id": "nb03_ex3_test", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": false, "grade_id": "nb03_ex3_run", "locked": true, "schema_version": 3, "solution": false, "task": false}
+# Your policy plays here: a whole run, and its first decision, which the checks below read.
 robin = gbai.StepEngine(instance, RoundRobinCSS(), delta=delta, seed=seed).run()
+robin_first_pulls = gbai.StepEngine(instance, RoundRobinCSS(), delta=delta, seed=seed).step().decision.pulls
+print(robin)
+
+# %% nbgrader={"grade": true, "grade_id": "nb03_ex3_test", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
 assert robin.stopped, "a run of RoundRobinCSS on Table I did not stop"
 ### BEGIN HIDDEN TESTS
 assert robin.answer == instance.answer, "RoundRobinCSS answered wrongly on Table I"
 assert robin.samples >= result.samples, "RoundRobinCSS used fewer samples than CSS-LUCB: it skips some pairs"
-first = gbai.StepEngine(instance, RoundRobinCSS(), delta=delta, seed=seed).step()
+# The state of the first decision does not depend on the policy: every pair has been sampled once.
+first = gbai.StepEngine(instance, gbai.CSSLUCB(), delta=delta, seed=seed).step()
 wanted = np.repeat(first.state.sets.feasible_set[:, None], instance.n_attributes, axis=1)
-assert np.array_equal(np.asarray(first.decision.pulls) > 0, wanted), (
+assert robin_first_pulls is not None and np.array_equal(np.asarray(robin_first_pulls) > 0, wanted), (
     "RoundRobinCSS does not sample exactly the pairs of the arms in F_t")
 ### END HIDDEN TESTS
 print("Exercise 3: checks passed")

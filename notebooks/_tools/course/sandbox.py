@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..common import ipc_prefix
+from . import checker
 
 __all__ = ["DEFAULT_MEMORY_GB", "KERNEL_DIED", "Confinement", "confinement", "grading_execute", "sandbox_command"]
 
@@ -236,10 +237,18 @@ def grading_execute() -> type:
 
         def preprocess(self, nb, resources=None, km=None):
             self._died: list[int] = []
-            return super().preprocess(nb, resources, km)
+            # The test cells run in a checker process, on plain data the kernel hands over (checker.py).
+            self.checks = checker.checks_for(self, resources)
+            try:
+                return super().preprocess(nb, resources, km)
+            finally:
+                if self.checks is not None:
+                    self.checks.close()
 
         def preprocess_cell(self, cell, resources, index):
             try:
+                if self.checks is not None and checker.is_test(cell):
+                    return self.checks.run(cell, resources, index, super().preprocess_cell)
                 return super().preprocess_cell(cell, resources, index)
             except DeadKernelError:
                 pass
