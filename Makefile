@@ -62,7 +62,8 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 	assignments autograde feedback export grade-answer student-kit paper benchmark clean
 
 help:
-	@echo "make install         create .venv with gbai and every extra, and its Jupyter kernel (the other targets do it too)"
+	@echo "make install         create .venv with gbai and every extra, its Jupyter kernel, and compile the kernels"
+	@echo "                     (the other targets do it too)"
 	@echo "make lock            regenerate requirements.lock (the exact versions make install installs) from pyproject.toml"
 	@echo "make figures         regenerate every figure (notebooks run headless, one per core at once, JOBS=4 for"
 	@echo "                     four; results cached in .cache/)"
@@ -102,6 +103,9 @@ $(STAMP): pyproject.toml $(LOCK)
 	mkdir -p $(VENV)/share/jupyter/lab/settings
 	echo '{"@jupyterlab/docmanager-extension:plugin": {"defaultViewers": {"python": "Jupytext Notebook"}}}' \
 		> $(VENV)/share/jupyter/lab/settings/overrides.json
+	@# Every numba kernel into its cache (beside the sources, keyed by their times, so a fresh clone has none):
+	@# no command, notebook or test compiles on first use.
+	$(BIN)/gbai compile
 	touch $(STAMP)
 
 install: $(STAMP)
