@@ -27,6 +27,8 @@ QUICK := build/quick
 QUICK_CACHE := build/cache
 # make test-notebooks NOTEBOOKS=01: only the notebooks whose names start so (default: all).
 NOTEBOOKS ?=
+# make figures JOBS=4 (and test-notebooks): notebooks run at once (default: one per core this process may use).
+JOBS ?=
 COURSE := build/assignments
 EXTRAS := notebooks,test,book,classroom,dask
 LAB_PORT ?= 8888
@@ -60,9 +62,11 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 	assignments autograde feedback export grade-answer student-kit paper benchmark clean
 
 help:
-	@echo "make install         create .venv with gbai and every extra, and its Jupyter kernel (the other targets do it too)"
+	@echo "make install         create .venv with gbai and every extra, its Jupyter kernel, and compile the kernels"
+	@echo "                     (the other targets do it too)"
 	@echo "make lock            regenerate requirements.lock (the exact versions make install installs) from pyproject.toml"
-	@echo "make figures         regenerate every figure (notebooks run headless, results cached in .cache/)"
+	@echo "make figures         regenerate every figure (notebooks run headless, one per core at once, JOBS=4 for"
+	@echo "                     four; results cached in .cache/)"
 	@echo "make test            ruff, pytest, then nbval on the notebooks executed with quick=True (test-package, then test-notebooks)"
 	@echo "make test-package    ruff on gbai/, notebooks/_tools/ and tests/, then the test suite (pytest tests/)"
 	@echo "make test-notebooks  nbval on the notebooks executed with quick=True, in $(QUICK)/ (NOTEBOOKS=01 for one)"
@@ -99,6 +103,9 @@ $(STAMP): pyproject.toml $(LOCK)
 	mkdir -p $(VENV)/share/jupyter/lab/settings
 	echo '{"@jupyterlab/docmanager-extension:plugin": {"defaultViewers": {"python": "Jupytext Notebook"}}}' \
 		> $(VENV)/share/jupyter/lab/settings/overrides.json
+	@# Every numba kernel into its cache (beside the sources, keyed by their times, so a fresh clone has none):
+	@# no command, notebook or test compiles on first use.
+	$(BIN)/gbai compile
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -114,7 +121,7 @@ lock:
 		--quiet -o $(LOCK)
 
 figures: $(STAMP)
-	$(BIN)/python -m notebooks._tools figures
+	$(BIN)/python -m notebooks._tools figures $(if $(JOBS),--jobs $(JOBS))
 
 test: test-package test-notebooks
 
@@ -126,7 +133,7 @@ test-package: $(STAMP)
 test-notebooks: $(STAMP)
 	rm -rf $(QUICK)
 	TQDM_DISABLE=1 GBAI_FIGURES_DIR=$(CURDIR)/$(QUICK)/figures GBAI_CACHE_DIR=$(CURDIR)/$(QUICK_CACHE) \
-		$(BIN)/python -m notebooks._tools quick $(NOTEBOOKS) --output $(QUICK)
+		$(BIN)/python -m notebooks._tools quick $(NOTEBOOKS) --output $(QUICK) $(if $(JOBS),--jobs $(JOBS))
 	TQDM_DISABLE=1 GBAI_FIGURES_DIR=$(CURDIR)/$(QUICK)/figures GBAI_CACHE_DIR=$(CURDIR)/$(QUICK_CACHE) \
 		$(BIN)/python -m pytest -p no:cacheprovider -n 2 --dist loadfile --nbval --nbval-current-env \
 		--nbval-sanitize-with tests/nbval_sanitize.cfg $(QUICK)/*.ipynb

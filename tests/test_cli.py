@@ -166,6 +166,80 @@ def test_benchmark_takes_every_option_its_pages_name():
     assert cli._parser().parse_args(["benchmark"]).beyond is None
 
 
+def test_benchmark_times_the_references_on_mu1_and_mu2_against_css_lucb(monkeypatch, capsys):
+    from gbai.algorithms import ALGORITHMS, REFERENCES, resolve
+    from gbai.tools import benchmark
+
+    # By default every algorithm the notebooks run, the references included.
+    assert {resolve(spec).algorithm.name for spec in benchmark.BEYOND_ALGORITHMS} == {*ALGORITHMS, *REFERENCES}
+    per_run, sweeps = benchmark.benchmark_beyond(("track-and-stop:stopping=bets", "lma-glr"), runs=1, sweep_runs=2,
+                                                 workers=1)
+    where = {name: [row["workload"] for row in per_run if row["algorithm"] == name]
+             for name in ("css-lucb", "lma-glr", "track-and-stop:stopping=bets")}
+    assert where["css-lucb"] == where["lma-glr"] == ["exp1 x=0.35", "exp1 x=0.31", "exp2 x=0.6", "exp3 x=0.3",
+                                                     "mu1", "mu2"]
+    assert where["track-and-stop:stopping=bets"] == ["mu1", "mu2"], "a reference runs where M = 1 only"
+    assert all(row["sample_over_css_lucb"] == row["run_over_css_lucb"] == 1.0 for row in per_run
+               if row["algorithm"] == "css-lucb")
+    assert all(row["sample_over_css_lucb"] > 0 for row in per_run)
+    assert [row["algorithm"] for row in sweeps] == ["lma-glr"]
+    monkeypatch.setattr(benchmark, "benchmark", lambda runs, repeat: [])
+    monkeypatch.setattr(benchmark, "benchmark_beyond", lambda algorithms: (per_run, sweeps))
+    assert main(["benchmark", "--beyond"]) == 0
+    summary = capsys.readouterr().out.split("geometric mean over the workloads:\n")[1].splitlines()
+    assert [line.split()[0] for line in summary[1:3]] == ["lma-glr", "track-and-stop:stopping=bets"]
+
+
+def test_a_command_that_compiles_says_so_in_one_line(monkeypatch, capsys):
+    from numba import njit
+
+    fresh = [njit(lambda x: x + 1), njit(lambda x: x * 2)]  # not in numba's cache: the first call compiles
+    monkeypatch.setattr(cli, "_hardness", lambda args: [kernel(1) for kernel in fresh])
+    assert main(["hardness", "example"]) == 0
+    assert capsys.readouterr().err.splitlines() == [
+        "gbai: compiling the engines once, into numba's cache (a minute or two)..."]
+    assert main(["hardness", "example"]) == 0
+    assert capsys.readouterr().err == "", "compiled already: nothing to say"
+
+
+def test_compile_leaves_no_kernel_of_the_package_uncompiled():
+    # In a process of its own, so that only gbai compile loads kernels there. A kernel loaded from numba's
+    # cache does not load the kernels it calls (they are inside it): those count through the names its code
+    # reads, transitively.
+    script = """if True:
+        import importlib, pkgutil, types
+        import gbai
+        from numba.core.registry import CPUDispatcher
+        from gbai.tools.cli import main
+        assert main(["compile"]) == 0
+        kernels = {}  # id -> (name, dispatcher)
+        for info in pkgutil.walk_packages(gbai.__path__, "gbai."):
+            if not info.name.endswith("__main__"):
+                kernels.update({id(value): (f"{info.name}.{name}", value) for name, value in
+                                vars(importlib.import_module(info.name)).items()
+                                if isinstance(value, CPUDispatcher) and value.py_func.__module__ == info.name})
+        todo = [key for key, (_, kernel) in kernels.items() if kernel.signatures]
+        reached = set(todo)
+        while todo:
+            function = kernels[todo.pop()][1].py_func
+            codes = [function.__code__]
+            while codes:
+                code = codes.pop()
+                codes += [const for const in code.co_consts if isinstance(const, types.CodeType)]
+                for name in code.co_names:
+                    key = id(function.__globals__.get(name))
+                    if key in kernels and key not in reached:
+                        reached.add(key)
+                        todo.append(key)
+        print("uncompiled:", sorted(kernels[key][0] for key in set(kernels) - reached))
+    """
+    completed = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=900,
+                               env={**os.environ, "TQDM_DISABLE": "1"})
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stdout.startswith("gbai: every kernel is in numba's cache"), completed.stdout
+    assert completed.stdout.splitlines()[-1] == "uncompiled: []"
+
+
 def test_python_dash_m_entry_point():
     completed = subprocess.run(
         [sys.executable, "-m", "gbai", "hardness", "example", "--json"], capture_output=True, text=True, check=False

@@ -140,6 +140,16 @@ def test_figures_and_quick_runs_start_the_longest_notebooks_first(tmp_path, monk
     assert started == ["03_c", "02_b", "01_a", "04_d"]
 
 
+def test_as_many_notebooks_run_at_once_as_this_process_has_cores(monkeypatch):
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2, 5}, raising=False)
+    for mode in ("figures", "quick"):
+        assert tools.parser().parse_args([mode]).jobs == 4, "the cores it may run on, not the machine's"
+        assert tools.parser().parse_args([mode, "--jobs", "3"]).jobs == 3
+    monkeypatch.delattr(os, "sched_getaffinity")  # macOS
+    monkeypatch.setattr(os, "cpu_count", lambda: 6)
+    assert tools.parser().parse_args(["figures"]).jobs == 6
+
+
 def test_a_runtimes_table_that_cannot_be_read_stops_with_one_line(tmp_path, monkeypatch, capsys):
     folder, table, started = _scheduled(tmp_path, monkeypatch, "notebook,seconds\n01_a,long\n", {"01_a": 1.0})
     assert tools.main(["figures", "--notebooks", str(folder)]) == 2

@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from gbai.studies.results import MIMETYPE
+from gbai.studies.results import MIMETYPE, STORED_DIGITS
 from notebooks._tools.run.publish import COLUMNS, collect, latex_macros, quote, quoted_keys, results_pages
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -80,6 +80,9 @@ def test_the_results_table_is_what_the_stored_notebooks_record():
     assert len(table) >= 20, "too few headline results recorded"
     assert TABLE.read_text() == table.to_csv(index=False, lineterminator="\n"), (
         "figures/results.csv differs from the notebooks' records: run make figures")
+    # As record() stores them: the bytes do not depend on the CPU that ran the notebooks.
+    longer = [key for key, value in zip(table["key"], table["value"]) if float(f"{value:.{STORED_DIGITS}g}") != value]
+    assert not longer, f"values stored with more than {STORED_DIGITS} significant digits: {longer}; run make figures"
     figures = {path.stem for path in (ROOT / "figures").glob("*.png")}
     assert set(table["figure"]) - {""} <= figures, set(table["figure"]) - {""} - figures
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gbai.studies.results import MIMETYPE, record, record_range
+from gbai.studies.results import MIMETYPE, STORED_DIGITS, record, record_range
 
 
 def test_record_checks_its_input_and_formats_the_quoted_form():
@@ -34,3 +34,13 @@ def test_a_stored_record_keeps_its_value_as_text():
     # JupyterLab saves JSON numbers in its own spelling (5.0 as 5): text survives a save unchanged.
     bundle = record("count", 5, fmt="d", description="a count")._repr_mimebundle_()[MIMETYPE]
     assert bundle["value"] == "5.0"
+
+
+def test_the_stored_value_keeps_twelve_digits_and_the_quote_is_formatted_from_the_computed_value():
+    # Two hosts whose rounding differs in a float's last bits store the same value.
+    assert STORED_DIGITS == 12
+    assert {record("limit", value, description="d").value for value in (1.1127613338453826, 1.1127613338453823)} == {
+        1.11276133385}
+    # 0.05 * 71 is 3.5500000000000003, quoted 3.6; formatted from the stored 3.55 it would read 3.5.
+    result = record("misses", 0.05 * 71, fmt=".1f", description="d")
+    assert (result.value, result.shown, result._repr_mimebundle_()[MIMETYPE]["value"]) == (3.55, "3.6", "3.55")

@@ -16,14 +16,19 @@ from typing import Iterable
 
 from ..version import RESULT_MIMETYPE as MIMETYPE
 
-__all__ = ["MIMETYPE", "Result", "record", "record_range"]
+__all__ = ["MIMETYPE", "Result", "STORED_DIGITS", "record", "record_range"]
 
 _KEY = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
+#: Significant digits of a stored value. The last digits of a float from a solver or a limit depend on the
+#: host CPU's rounding (numba compiles for it, fused multiply-adds included), and no computation here is
+#: accurate to more than 12 digits, so 12 keep the stored value the same on every machine.
+STORED_DIGITS = 12
 
 
 @dataclass(frozen=True)
 class Result:
-    """One headline number: ``value`` as computed, ``shown`` as every quote writes it."""
+    """One headline number: ``value`` as computed, to :data:`STORED_DIGITS` significant digits, ``shown`` as every
+    quote writes it."""
 
     key: str
     value: float
@@ -46,7 +51,9 @@ def record(key: str, value: float, *, fmt: str = ".3g", unit: str = "", figure: 
     ``key`` names it everywhere (lower case letters, digits, ``.``, ``_`` and ``-``);
     ``fmt`` is the format spec of the quoted form (``".2f"``, ``",.0f"``, ``".0%"``);
     ``".2r"`` rounds to two significant digits without an exponent (``1600``, ``0.57``);
-    ``figure`` is the figure file (without extension) that shows it, if any.
+    ``figure`` is the figure file (without extension) that shows it, if any. ``shown`` is formatted from
+    the value as computed (3.5500000000000003 shows as 3.6 with ``".1f"``), the stored value has
+    :data:`STORED_DIGITS` significant digits.
     """
     if not isinstance(key, str) or not _KEY.match(key):
         raise ValueError(f"a result key is lower-case letters, digits, '.', '_' and '-', got {key!r}")
@@ -58,7 +65,7 @@ def record(key: str, value: float, *, fmt: str = ".3g", unit: str = "", figure: 
         shown = _significant(float(value), int(fmt[1:-1])) if re.fullmatch(r"\.[1-9]r", fmt) else format(value, fmt)
     except (ValueError, TypeError):
         raise ValueError(f"result {key}: {fmt!r} is not a format spec for {value!r}") from None
-    result = Result(key, float(value), shown, unit, figure, description.strip())
+    result = Result(key, float(f"{float(value):.{STORED_DIGITS}g}"), shown, unit, figure, description.strip())
     try:
         from IPython import get_ipython
         from IPython.display import display

@@ -4,7 +4,9 @@ Runs CSS-LUCB on experiment 3 at x = 0.3 and experiment 1 at x = 0.31 with the
 same seeds in both engines, checks that the runs agree, and prints samples per
 second for the fast engine, for the step engine and their ratio. It measures one
 core: the runs are played one after the other in this process. With ``--beyond``
-it also times algorithms against CSS-LUCB (:func:`benchmark_beyond`); with
+it also times algorithms against CSS-LUCB (:func:`benchmark_beyond`; by default
+every algorithm the notebooks run, the best-arm references of notebook 13 on its
+instances mu1 and mu2); with
 ``--lower-bounds`` it also times the best response and the characteristic time
 (:func:`benchmark_lower_bounds`); with ``--scaling`` it times the certified
 characteristic time on random instances from 5 x 5 to 500 x 20
@@ -18,6 +20,7 @@ import time
 import numpy as np
 from numba import njit
 
+from ..algorithms import RECOMMENDED, REFERENCES, resolve
 from ..experiments import paper_instance
 from ..limits.alternatives import alternative_values_kernel, best_response, best_response_kernel
 from ..limits.characteristic_time import characteristic_time
@@ -25,6 +28,8 @@ from ..limits.divergences import kl_bernoulli_scalar
 from ..paper.instances import EXPERIMENTS, PAPER_DELTA
 from ..paper.model import Instance
 from ..simulation import run
+from ..studies.near_limit import REFERENCES as BAI_REFERENCES
+from ..studies.near_limit import bai_instances
 
 WORKLOADS = (("exp3", 0.3), ("exp1", 0.31))
 
@@ -65,41 +70,59 @@ def benchmark(runs: int = 2, fast_repeat: int = 20, algorithm: str = "css-lucb")
     return rows
 
 
+#: The paper instances of the algorithms' timing, with the paper's Beta rewards.
 BEYOND_WORKLOADS = (("exp1", 0.35), ("exp1", 0.31), ("exp2", 0.6), ("exp3", 0.3))
-BEYOND_ALGORITHMS = ("css-lucb-plus", "lma-glr", "betting")
+#: What the notebooks run besides CSS-LUCB (each at its defaults; the options move the cost little): the
+#: registry's algorithms, the recommended one, the authors' as-run variants (notebook 9) and the best-arm
+#: references of notebook 13 (:data:`gbai.studies.near_limit.REFERENCES`).
+BEYOND_ALGORITHMS = ("ae", "feasibility-then-bai", "css-lucb-plus", "lma-glr", "betting", RECOMMENDED,
+                     "css-lucb:as=fig2", "ae:as=published", "feasibility-then-bai:as=published",
+                     *(spec for _, spec, _ in BAI_REFERENCES))
+
+
+def _beyond_workloads() -> list[tuple[str, Instance, str]]:
+    """``(label, instance, reward)``: :data:`BEYOND_WORKLOADS`, then notebook 13's mu1 and mu2 (M = 1, Bernoulli)."""
+    workloads = [(f"{name} x={x}", paper_instance(name, x), "beta") for name, x in BEYOND_WORKLOADS]
+    return workloads + [(name.split(" =")[0], instance, "bernoulli") for name, instance in bai_instances().items()]
 
 
 def benchmark_beyond(algorithms: tuple[str, ...] = BEYOND_ALGORITHMS, runs: int = 20, sweep_runs: int = 200,
-                     workers: int = 2, reward: str = "beta") -> tuple[list[dict], list[dict]]:
+                     workers: int = 2) -> tuple[list[dict], list[dict]]:
     """Wall time per run and per sample of ``algorithms`` against CSS-LUCB, and one sweep's duration.
 
-    Returns ``(per_run, sweeps)``: for each workload of :data:`BEYOND_WORKLOADS` and
-    each algorithm (CSS-LUCB first, same seeds), the mean seconds per run, the
-    nanoseconds per sample and the ratio of seconds per run to CSS-LUCB's; then, for
-    each algorithm, the seconds a ``sweep_runs``-run sweep of experiment 1 at x = 0.35
-    takes on ``workers`` processes, without the cache.
+    Returns ``(per_run, sweeps)``: for each workload (:func:`_beyond_workloads`, with the
+    rewards its notebook uses) and each algorithm that runs there (CSS-LUCB first, same
+    seeds; the best-arm references on the instances with one attribute only), the mean
+    seconds per run, the nanoseconds per sample, and the ratios of both to CSS-LUCB's;
+    then, for each algorithm that runs on experiment 1, the seconds a ``sweep_runs``-run
+    sweep of it at x = 0.35 takes on ``workers`` processes, without the cache.
     """
     from ..simulation import run_seed, sweep
 
+    resolved = {spec: resolve(spec) for spec in ("css-lucb", *algorithms)}
     per_run = []
-    for name, x in BEYOND_WORKLOADS:
-        instance = paper_instance(name, x)
+    for label, instance, reward in _beyond_workloads():
         baseline = None
-        for algorithm in ("css-lucb", *algorithms):
-            run(instance, algorithm, seed=0, reward=reward)  # load the compiled kernel before timing
+        for spec, algorithm in resolved.items():
+            if algorithm.algorithm.name in REFERENCES and instance.n_attributes != 1:
+                continue  # plain best-arm identification: M = 1 only
+            run(instance, spec, seed=0, reward=reward)  # load the compiled kernel before timing
             start = time.perf_counter()
-            samples = sum(run(instance, algorithm, seed=run_seed(0, r), reward=reward).samples for r in range(runs))
+            samples = sum(run(instance, spec, seed=run_seed(0, r), reward=reward).samples for r in range(runs))
             seconds = (time.perf_counter() - start) / runs
-            baseline = baseline or seconds
-            per_run.append({"workload": f"{name} x={x}", "algorithm": algorithm, "seconds_per_run": seconds,
-                            "ns_per_sample": 1e9 * seconds * runs / samples, "over_css_lucb": seconds / baseline})
+            per_sample = 1e9 * seconds * runs / samples
+            baseline = baseline or (seconds, per_sample)
+            per_run.append({"workload": label, "algorithm": spec, "seconds_per_run": seconds,
+                            "ns_per_sample": per_sample, "run_over_css_lucb": seconds / baseline[0],
+                            "sample_over_css_lucb": per_sample / baseline[1]})
     sweeps = []
     instance = paper_instance("exp1", 0.35)
-    for algorithm in algorithms:
+    for spec in algorithms:
+        if resolved[spec].algorithm.name in REFERENCES:
+            continue
         start = time.perf_counter()
-        sweep(instance, [algorithm], n_runs=sweep_runs, reward=reward, workers=workers, cache_dir=None,
-              progress=False)
-        sweeps.append({"algorithm": algorithm, "runs": sweep_runs, "workers": workers,
+        sweep(instance, [spec], n_runs=sweep_runs, workers=workers, cache_dir=None, progress=False)
+        sweeps.append({"algorithm": spec, "runs": sweep_runs, "workers": workers,
                        "seconds": time.perf_counter() - start})
     return per_run, sweeps
 

@@ -1,4 +1,4 @@
-"""Command line interface: ``gbai hardness``, ``gbai run`` and ``gbai benchmark``.
+"""Command line interface: ``gbai hardness``, ``gbai run``, ``gbai benchmark`` and ``gbai compile``.
 
 Examples::
 
@@ -9,9 +9,10 @@ Examples::
     gbai run --means one_column.csv --threshold 0.05 --algorithm top-two:stopping=gk
 
 Bad arguments print one line on stderr and exit with status 2; a warning is one line
-``gbai: warning: ...`` on stderr. When the reader of the output goes away (``gbai run
-... | head -1``) the command stops quietly with status 141, as a Unix tool killed by
-SIGPIPE does.
+``gbai: warning: ...`` on stderr, and so is the notice of a command that has to compile
+numba's kernels first (``make install`` compiles them all ahead, by ``gbai compile``).
+When the reader of the output goes away (``gbai run ... | head -1``) the command stops
+quietly with status 141, as a Unix tool killed by SIGPIPE does.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ import math
 import os
 import sys
 import warnings
+
+from numba.core import event
 
 from ..algorithms import ALGORITHMS, REFERENCES, resolve
 from ..asrun.instances import PUBLISHED_EXPERIMENTS
@@ -315,13 +318,42 @@ def _benchmark(args: argparse.Namespace) -> None:
     if args.beyond is not None:
         per_run, sweeps = benchmark.benchmark_beyond(tuple(args.beyond) or benchmark.BEYOND_ALGORITHMS)
         print()
-        print(pd.DataFrame(per_run).to_string(index=False, float_format=lambda value: f"{value:.4g}"))
+        table = pd.DataFrame(per_run)
+        print(table.to_string(index=False, float_format=lambda value: f"{value:.4g}"))
+        # One number per algorithm: a sample's cost relative to CSS-LUCB's, over the workloads it ran.
+        ratios = table[table["algorithm"] != "css-lucb"].groupby("algorithm", sort=False)["sample_over_css_lucb"]
+        print("\ncost of a sample over CSS-LUCB's, geometric mean over the workloads:")
+        print(ratios.apply(lambda values: math.exp(values.apply(math.log).mean())).to_string(
+            float_format=lambda value: f"{value:.3g}"))
         for row in sweeps:
             print(f"{row['runs']}-run sweep of exp1 x=0.35, {row['algorithm']}, {row['workers']} workers: "
                   f"{row['seconds']:.1f} s")
     if args.lower_bounds:
         print()
         benchmark.benchmark_lower_bounds()
+
+
+def _compile(args: argparse.Namespace) -> None:
+    from .precompile import precompile
+
+    specs, seconds = precompile()
+    print(f"gbai: every kernel is in numba's cache ({specs} algorithm specs run, {seconds:.0f} s)")
+
+
+class _CompileNotice(event.Listener):
+    """Says once, on stderr, that numba compiles: the kernels of an edited or freshly cloned package are not cached."""
+
+    def __init__(self) -> None:
+        self.said = False
+
+    def on_start(self, event) -> None:
+        if not self.said:
+            self.said = True
+            print("gbai: compiling the engines once, into numba's cache (a minute or two)...", file=sys.stderr,
+                  flush=True)
+
+    def on_end(self, event) -> None:
+        pass
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -357,13 +389,18 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument("--fast-repeat", type=_positive_int, default=20,
                        help="repetitions of the fast engine's runs (default 20)")
     bench.add_argument("--beyond", nargs="*", type=_algorithm, metavar="ALGORITHM",
-                       help="also time these algorithms (default: css-lucb-plus lma-glr betting) against "
-                            "CSS-LUCB, per run and per sample")
+                       help="also time these algorithms against CSS-LUCB, per run and per sample (default: "
+                            "every algorithm the notebooks run, the best-arm references on notebook 13's mu1 "
+                            "and mu2)")
     bench.add_argument("--lower-bounds", action="store_true",
                        help="also time the best response and the characteristic time")
     bench.add_argument("--scaling", action="store_true",
                        help="only time the certified T* on random instances from 5 x 5 to 500 x 20")
     bench.set_defaults(handler=_benchmark)
+
+    compiled = commands.add_parser("compile", help="compile every kernel into numba's cache, so that no command "
+                                                   "compiles on first use (make install runs it)")
+    compiled.set_defaults(handler=_compile)
     return parser
 
 
@@ -381,8 +418,9 @@ def main(argv: list[str] | None = None) -> int:
         try:
             args = parser.parse_args(argv)
             if args.command is None:
-                raise _UsageError("choose a command: hardness, run or benchmark (see gbai --help)")
-            args.handler(args)
+                raise _UsageError("choose a command: hardness, run, benchmark or compile (see gbai --help)")
+            with event.install_listener("numba:compile", _CompileNotice()):
+                args.handler(args)
             sys.stdout.flush()  # a closed pipe shows up here, not at exit
         except BrokenPipeError:
             # The reader left (| head -1). Point stdout at /dev/null so the flush at exit

@@ -8,6 +8,7 @@ further argument to JupyterLab.
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 import sys
 import time
@@ -20,6 +21,14 @@ from .lab import launch
 from .run.runner import run_notebooks
 
 COURSE = Path("build/assignments")
+
+
+def usable_cores() -> int:
+    """The cores this process may run on: its CPU affinity where the system has one (Linux), else every core."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # macOS has no affinity call
+        return os.cpu_count() or 1
 
 
 def book_command(notebooks: Path, output: Path) -> int:
@@ -52,7 +61,9 @@ def parser() -> argparse.ArgumentParser:
         sub.set_defaults(run=run)
         return sub
 
-    jobs = {"type": int, "default": 2, "help": "notebooks run at once (default 2)"}
+    # One notebook per core: most of a notebook's time is one process (its kernel), between its sweeps.
+    cores = usable_cores()
+    jobs = {"type": int, "default": cores, "help": f"notebooks run at once (default: one per core, {cores} here)"}
     command("figures", "run every notebook into notebooks/, then publish the results", None, [names, scripts],
             lambda a: run_notebooks("figures", a.notebooks, a.names, a.jobs, None)).add_argument("--jobs", **jobs)
     command("quick", "run the notebooks with quick=True for the tests", Path("build/quick"), [names, scripts],
