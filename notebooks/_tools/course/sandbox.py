@@ -399,7 +399,7 @@ def grading_execute() -> type:
         def execute_cell(self, cell, cell_index, execution_count=None, store_history=True):
             """nbclient's, then a note in the cell (its metadata ``gbai_limits`` and a line of output)
             for each cap the kernel reached while it ran."""
-            before, self._cut = self._hits(), 0
+            before, cut = self._hits(), self._cut
             try:
                 return super().execute_cell(cell, cell_index, execution_count, store_history)
             finally:
@@ -409,12 +409,13 @@ def grading_execute() -> type:
                 if after.get("memory", 0) > before.get("memory", 0):
                     notes.append(f"the kernel's processes together reached the memory limit of "
                                  f"{self.sandbox.memory_gb:g} GB")
-                if self._cut:
+                if self._cut and not cut:  # named where the output passed the limit, not in every cell after
                     notes.append(f"the notebook's output passed {OUTPUT_MB} MB: {self._cut / 2**20:.1f} MB of "
-                                 f"this cell's output was cut")
+                                 f"this cell's output was cut, and the output of the cells after it")
                 if notes:
                     cell.metadata.setdefault("gbai_limits", []).extend(notes)
-                    cell.outputs.append(NotebookNode(output_type="stream", name="stderr",
+                    # On stdout: nbgrader fails a test cell that writes to stderr.
+                    cell.outputs.append(NotebookNode(output_type="stream", name="stdout",
                                                      text="".join(f"[grading: {note}]\n" for note in notes)))
 
         def _hits(self) -> dict[str, int]:
@@ -454,8 +455,8 @@ def grading_execute() -> type:
                     out.data[key] = value[:1000] if isinstance(value, str) else value
                 return out
             outs.pop()  # the output just appended
-            if not self._cut:
-                outs.append(NotebookNode(output_type="stream", name="stderr", text=(
+            if not any(output.get("text", "").startswith("[grading: output cut") for output in outs):
+                outs.append(NotebookNode(output_type="stream", name="stdout", text=(
                     f"[grading: output cut here, the notebook's output is kept up to {OUTPUT_MB} MB]\n")))
             self._cut += size
             return None
