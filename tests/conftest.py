@@ -123,3 +123,28 @@ def jupyter_server(command: list[str], port: int, token: str, log: Path, **popen
         except subprocess.TimeoutExpired:
             os.killpg(server.pid, signal.SIGKILL)
             server.wait()
+
+
+def as_ordinary_user(command: list[str], uid: int = 65534) -> list[str]:
+    """``command`` prefixed to run as the ordinary user ``uid`` (and its own gid), when the tests run as root.
+
+    The Python that runs the tests may live in a folder that user cannot enter (pyenv
+    under ``/root``, mode 700): in a private mount namespace of the command alone, that
+    folder is replaced by an empty one with the Python installation bound back in, then
+    ``setpriv`` drops to ``uid``. Run as an ordinary user already, the command is
+    returned as it is. Whatever the command writes must be owned by, or writable to, ``uid``.
+    """
+    import shlex
+    import tempfile
+
+    if os.getuid() != 0:
+        return list(command)
+    prefix = Path(sys.base_prefix).resolve()
+    closed = next((folder for folder in reversed(prefix.parents) if not folder.stat().st_mode & 0o001), None)
+    script = ""
+    if closed is not None:
+        hold, prefix, closed = (shlex.quote(str(path)) for path in (tempfile.mkdtemp(), prefix, closed))
+        script = (f"mount --make-rprivate / && mount --bind {prefix} {hold} && mount -t tmpfs -o mode=755 tmpfs "
+                  f"{closed} && mkdir -p {prefix} && mount --bind {hold} {prefix} && umount {hold} && ")
+    script += f'exec setpriv --reuid={uid} --regid={uid} --clear-groups "$@"'
+    return ["unshare", "--mount", "/bin/sh", "-c", script, "sh", *command]

@@ -1067,9 +1067,10 @@ _STRAY = ("autograde: 1 file(s) of these students match no assignment: listed in
 def test_every_line_of_the_class_run_on_the_console(course):
     first, plans = course.first, _plans(course)
     graded = sorted(student for (student, name), plan in plans.items() if name == first and "refused" not in plan)
+    from notebooks._tools.course.sandbox import confinement
+
     stdout = course.run.stdout.splitlines()
-    assert stdout[0] == ("answers run confined (bubblewrap): files read-only but the notebook's own folder and a "
-                         "private /tmp, no network, memory limit 4 GB")
+    assert stdout[0] == confinement().describe() and stdout[0].startswith("answers run confined (bubblewrap, ")
     assert stdout[1] == f"grading {len(graded)} notebook(s), each cell stopped after {CLASS_TIMEOUT} s"
     assert stdout[2:-2] == [_line(student, first, plans[(student, first)]) for student in graded]
     assert re.fullmatch(rf"graded {len(graded)} submission\(s\) in [\d.]+ s; grades per item in .*grades\.csv, "
@@ -1209,7 +1210,7 @@ def test_a_student_selection_reports_its_refused_notebooks_and_drops_removed_row
 
     first = course.first
     lines = course.rerun.stdout.splitlines()
-    assert lines[0].startswith("answers run confined (bubblewrap)")
+    assert lines[0].startswith("answers run confined (bubblewrap, ")
     assert lines[1:3] == [f"removed the grades of misnamed/{first}: no longer in {course.folder / 'submitted'}",
                           f"grading 0 notebook(s), each cell stopped after {CELL_TIMEOUT} s"]
     assert len(lines) == 4 and lines[3].startswith("graded 0 submission(s) in ")

@@ -490,7 +490,6 @@ def _export_source() -> str:
 
 def _start_checker(sandbox):
     """A checker process (``python -I``), confined like the kernels when ``sandbox`` confines."""
-    import os
     import subprocess
     import sys
     from pathlib import Path
@@ -498,23 +497,22 @@ def _start_checker(sandbox):
     import gbai
 
     from ..common import ipc_prefix
-    from .sandbox import _PRIVATE_ENVIRONMENT, _copy_numba_cache, sandbox_command
+    from .sandbox import _copy_numba_cache, sandbox_command
 
     # The environment's own python, through resolved folders: the sandbox shows the environment, not a link to it.
     python = str(Path(sys.prefix).resolve() / "bin" / Path(sys.executable).name)
     command = [python, "-I", "-c", Path(__file__).read_text() + "\n_serve()\n",
                str(Path(gbai.__file__).resolve().parents[1])]
-    environment = None
     if sandbox is not None and sandbox.bwrap:
         # The kernel's command needs a socket folder and a connection file; the checker talks over its pipes.
         folder = Path(ipc_prefix()).parent
         (folder / "connection.json").write_text("{}")
         (folder / "work").mkdir()
         _copy_numba_cache(folder / "numba")
+        # The sandbox sets the checker's whole environment (bwrap --clearenv), as a kernel's.
         command = sandbox_command(sandbox, command, str(folder / "work"), str(folder), str(folder / "connection.json"))
-        environment = {**os.environ, **_PRIVATE_ENVIRONMENT, "NUMBA_CACHE_DIR": str(folder / "numba")}
     return subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                            env=environment, text=True, start_new_session=True)
+                            text=True, start_new_session=True)
 
 
 def checks_for(execute, resources: dict) -> Checks | None:

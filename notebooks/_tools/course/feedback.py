@@ -12,6 +12,7 @@ contents name each item by exercise with the message of a failed check.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 import time
@@ -80,12 +81,12 @@ def _preprocessors(course: Path):
                                if grade_id and grade_id in present), -1)
                 nb.cells.insert(before + 1, _placeholder(source.cells[position]))
             for issue in (issue for issue in issues
-                          if issue.kind in ("timeout", "kernel died") and issue.exercise is not None):
+                          if issue.kind in ("timeout", "kernel died", "limit") and issue.exercise is not None):
                 for cell in nb.cells:
                     meta = nbgrader_meta(cell)
                     if meta.get("grade") and cell.cell_type == "code" and exercise_of(cell) == issue.exercise:
                         meta.setdefault("gbai_notes", []).append(issue.reason)
-            order = {"kernel died": 0, "timeout": 0, "deleted": 1, "edited": 2}
+            order = {"kernel died": 0, "timeout": 0, "limit": 0, "deleted": 1, "edited": 2}
             resources["gbai_notices"] = [issue.reason for issue in sorted(issues, key=lambda item: order[item.kind])]
             return nb, resources
 
@@ -116,6 +117,9 @@ _ADVICE = {
                                   "it, and hand it in again as {expected}.",
     "holds the exercises of": "This is the notebook of another assignment: hand in {expected}.",
     "lies directly in": "Hand it in again as {expected}.",
+    "is a symbolic link": "Hand in the notebook file itself, {expected}, not a link to it.",
+    "is a folder whose name starts with a dot": "Ask your teacher to rename your folder to your id: a hidden "
+                                                "folder is not graded.",
     "not graded, nbgrader failed": "Grading failed for a reason on your teacher's side; your teacher will grade "
                                    "it again, nothing to do for now.",
 }
@@ -135,6 +139,8 @@ def not_graded_page(course: Path, item) -> Path:
                   "Hand in the notebook again as {expected}.").format(expected=expected)
     shown = shown_path(course, item.path)
     why = item.reason.removeprefix("not graded, ") if item.reason.startswith("not graded") else f"it {item.reason}"
+    # No path of the teacher's machine on a student's page (nbgrader's errors name files by absolute path).
+    why = re.sub(r"(?<![\w.])/(?:[^\s/'\"]+/)+", "", why)
     title = f"{item.assignment or 'A file you handed in'}: not graded"
     page = course / "feedback" / item.student / name / f"{name}.html"
     page.parent.mkdir(parents=True, exist_ok=True)

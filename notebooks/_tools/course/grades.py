@@ -41,7 +41,8 @@ class CellIssue:
     """A cell of a graded notebook that did not count as usual.
 
     ``kind`` is ``timeout`` (stopped at the time limit per cell), ``kernel died`` (the
-    kernel died in it: grading went on in a new kernel), ``deleted`` (a graded
+    kernel died in it: grading went on in a new kernel), ``limit`` (the kernel reached a
+    cap of processes, memory or output in it: :mod:`.sandbox`), ``deleted`` (a graded
     or read-only cell missing from the notebook handed in; a graded one scores 0) or
     ``edited`` (a read-only cell changed by the student: graded with the original).
     ``cell`` is the nbgrader id (``cell N`` for a plain cell), ``where`` names it for
@@ -58,7 +59,7 @@ class CellIssue:
 
 
 def cell_issues(course: Path, student: str, assignment: str) -> list[CellIssue]:
-    """The cells of a graded submission that timed out, were deleted, or were read-only and edited.
+    """The cells of a graded submission that timed out, reached a cap, were deleted, or were read-only and edited.
 
     Read from the autograded notebook (timeouts, cells present), the instructor
     version (graded cells) and the copy that was graded (``.grading/submitted``,
@@ -73,6 +74,11 @@ def cell_issues(course: Path, student: str, assignment: str) -> list[CellIssue]:
         return []
     issues = []
     for index, cell in enumerate(graded.cells):
+        for note in cell.get("metadata", {}).get("gbai_limits", []):
+            exercise = exercise_of(cell) or next((exercise_of(later) for later in graded.cells[index + 1:]
+                                                  if exercise_of(later)), None)
+            issues.append(CellIssue("limit", nbgrader_meta(cell).get("grade_id") or f"cell {index + 1}",
+                                    _describe(cell, index), exercise, f"{_describe(cell, index)}: {note}"))
         stops = [output for output in cell.get("outputs", [])
                  if output.get("output_type") == "error" and output.get("ename") in (TIMEOUT_ERROR, KERNEL_DIED)]
         if not stops:
@@ -160,7 +166,7 @@ def _submission_rows(course: Path, assignment: str, submission) -> list[dict]:
     deleted = {issue.cell: issue for issue in issues if issue.kind == "deleted"}
     stopped: dict[int, CellIssue] = {}
     for issue in issues:
-        if issue.kind in ("timeout", "kernel died") and issue.exercise is not None:
+        if issue.kind in ("timeout", "kernel died", "limit") and issue.exercise is not None:
             stopped.setdefault(issue.exercise, issue)
     rows = []
     for notebook in submission.notebooks:
@@ -202,7 +208,8 @@ def score_table(course: Path, only: tuple[str, str] | None = None):
     answer), and ``status`` ``graded``, ``to grade`` (a written answer awaiting the
     teacher: its score is empty), ``no answer`` (left as handed out: 0 points),
     ``timeout`` (a cell of the exercise was stopped at the time limit), ``kernel died``
-    (the kernel died in a cell of the exercise), ``deleted``
+    (the kernel died in a cell of the exercise), ``limit`` (a cell of the exercise reached a
+    cap of processes, memory or output), ``deleted``
     (the graded cell is missing from the notebook: 0 points) or ``not graded`` (the
     notebook was refused or nbgrader failed: no score, the points it would carry).
     ``reason`` says why for the last three.

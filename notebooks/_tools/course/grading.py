@@ -63,7 +63,7 @@ def _stage(submission: Submission, staging: Path) -> None:
     folder.mkdir(parents=True)
     shutil.copy2(submission.path, folder / f"{submission.assignment}.ipynb")
     timestamp = submission.path.parent / "timestamp.txt"
-    if timestamp.exists():
+    if timestamp.is_file() and not timestamp.is_symlink():  # a link could point at any file the teacher can read
         shutil.copy2(timestamp, folder / "timestamp.txt")
 
 
@@ -150,7 +150,7 @@ def autograde(course: Path, assignments: list[str] | None = None, students: list
         raise ValueError(f"the time limit per cell must be a whole number of seconds, at least 1; got {timeout!r}")
     course = course_folder(course, "make autograde")
     grading_environment(course)
-    sandbox = confinement(course, memory_gb)
+    sandbox = confinement(memory_gb)
     with quiet():
         cells = assignment_cells(course)
         found, problems = find_submissions(course / "submitted", cells)
@@ -310,7 +310,7 @@ def autograde_command(folder: Path, assignments: list[str] | None, students: lis
             warn(f"{shown(submission.path)}: {submission.note} (name the file {submission.assignment}.ipynb)")
         issues = cell_issues(folder.resolve(), submission.student, submission.assignment)
         line = _grading_line(folder, submission.student, submission.assignment)
-        for kind in ("timeout", "kernel died"):
+        for kind in ("timeout", "kernel died", "limit"):
             stopped = sorted({issue.exercise for issue in issues if issue.kind == kind and issue.exercise})
             if any(issue.kind == kind for issue in issues):
                 line += f"; {kind}" + (f" in exercise {', '.join(map(str, stopped))}" if stopped else "")
@@ -319,7 +319,7 @@ def autograde_command(folder: Path, assignments: list[str] | None, students: lis
             line += f"; deleted {', '.join(deleted)}"
         print(line, flush=True)
         for issue in issues:
-            if issue.kind in ("timeout", "kernel died"):
+            if issue.kind in ("timeout", "kernel died", "limit"):
                 named = "" if issue.cell.startswith("cell ") else f" (cell {issue.cell})"
                 after = "; the cells after it ran without its results" if issue.kind == "timeout" else ""
                 warn(f"{shown(submission.path)}: {issue.reason}{named}{after}")

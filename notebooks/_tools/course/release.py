@@ -28,8 +28,19 @@ c.Execute.timeout = {CELL_TIMEOUT}
 # an absolute path, since a kernel runs in its notebook's folder.
 c.KernelManager.transport = "ipc"
 c.KernelManager.ip = "/tmp/gbai-nbgrader-kernel"
-# Grading from formgrader's buttons runs answers unconfined: grade with `make autograde`,
-# which runs each notebook in a bubblewrap sandbox.
+
+# formgrader's Autograde button (and `nbgrader autograde`) would run the answers unconfined:
+# it is switched off here and says why. Grade with `make autograde`, which confines each kernel.
+from nbgrader.preprocessors import NbGraderPreprocessor
+
+
+class GradeWithMakeAutograde(NbGraderPreprocessor):
+    def preprocess(self, nb, resources):
+        raise RuntimeError("autograding from formgrader or nbgrader would run the answers unconfined: "
+                           "grade with `make autograde` in the repository, which confines them")
+
+
+c.Autograde.autograde_preprocessors = [GradeWithMakeAutograde]
 """
 
 _HEADER = """\

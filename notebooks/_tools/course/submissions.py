@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,8 +53,9 @@ class Problem:
 
 def shown_path(course: Path, path: Path) -> str:
     """A path under ``submitted/`` as the console and the tables show it: ``bob/01_name/file.ipynb``."""
+    # Not resolved: a link handed in is named where it lies, not where it points.
     with contextlib.suppress(ValueError):
-        return Path(path).resolve().relative_to((course / "submitted").resolve()).as_posix()
+        return Path(path).absolute().relative_to((course / "submitted").absolute()).as_posix()
     return str(path)
 
 
@@ -110,8 +112,9 @@ def find_submissions(submitted: Path, assignments: dict[str, set[str]]) -> tuple
     notebook. Returns the submissions to grade, one per (student, assignment), and
     the problems: files that match no assignment, several files for one assignment,
     a file at the expected path that holds another assignment's cells, a student
-    folder without any notebook, a Python script handed in instead of a notebook. Hidden files and folders and Jupyter's
-    ``.ipynb_checkpoints`` are ignored.
+    folder without any notebook, a Python script handed in instead of a notebook, a symbolic link (file or
+    folder: it could point anywhere the teacher can read), a student folder whose name starts with a dot.
+    Hidden files and folders inside a student's folder and Jupyter's ``.ipynb_checkpoints`` are ignored.
     """
     submissions: list[Submission] = []
     problems: list[Problem] = []
@@ -120,13 +123,25 @@ def find_submissions(submitted: Path, assignments: dict[str, set[str]]) -> tuple
     for path in sorted(submitted.glob("*.ipynb")):
         problems.append(Problem("?", path, "lies directly in submitted/: put it in "
                                            "submitted/<student>/<assignment>/"))
-    for folder in sorted(path for path in submitted.iterdir() if path.is_dir() and not path.name.startswith(".")):
+    for folder in sorted(path for path in submitted.iterdir()
+                         if (path.is_dir() or path.is_symlink()) and path.name != ".ipynb_checkpoints"):
         student = folder.name
-        notebooks = sorted(path for path in folder.rglob("*.ipynb")
-                           if not any(part.startswith(".") for part in path.relative_to(folder).parts))
-        scripts = sorted(path for path in folder.rglob("*.py")
-                         if not any(part.startswith(".") for part in path.relative_to(folder).parts))
-        if not notebooks and not scripts:
+        if folder.is_symlink() or student.startswith("."):
+            problems.append(Problem(student, folder, "is a symbolic link, not a folder: hand in the notebook itself"
+                                    if folder.is_symlink() else "is a folder whose name starts with a dot (hidden): "
+                                                                "rename it to the student's id"))
+            continue
+        links = sorted(Path(root, name) for root, folders, files in os.walk(folder) for name in [*folders, *files]
+                       if Path(root, name).is_symlink())
+        for path in links:
+            named = _by_name(path, folder, assignments)
+            problems.append(Problem(student, path, "is a symbolic link: hand in the file itself, not a link to it",
+                                    assignment=named[0] if len(named) == 1 else None))
+        kept = [path for path in folder.rglob("*") if not path.is_symlink()
+                and not any(part.startswith(".") for part in path.relative_to(folder).parts)]
+        notebooks = sorted(path for path in kept if path.suffix == ".ipynb")
+        scripts = sorted(path for path in kept if path.suffix == ".py")
+        if not notebooks and not scripts and not links:
             problems.append(Problem(student, folder, "holds no notebook"))
             continue
         chosen: dict[str, Submission] = {}
