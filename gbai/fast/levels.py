@@ -1,4 +1,4 @@
-"""What every compiled kernel shares: the first round, the stops recorded per level.
+"""What the compiled kernels share: the first round (the paper's three draw theirs arm by arm), the stops per level.
 
 A registry kernel takes a vector of levels (deltas) and returns one ``(answer,
 samples, rounds, counts, stopped)`` per level: one level a call for a rule whose
