@@ -12,9 +12,11 @@ notebook's test cells come from the trusted run.
 """
 
 import ast
+import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import nbformat
@@ -25,6 +27,8 @@ import pytest
 import gbai
 
 pytest.importorskip("nbgrader", reason="the classroom extra is not installed: pip install -e '.[classroom]'")
+
+from conftest import as_ordinary_user  # noqa: E402
 
 from notebooks._tools.course import checker  # noqa: E402
 from notebooks._tools.course.release import instructor_notebook  # noqa: E402
@@ -120,16 +124,29 @@ _SWITCHED_OFF = ("import sys\nfrom notebooks._tools.course import checker\n"
                  "from notebooks._tools.__main__ import main\nsys.exit(main(sys.argv[1:]))")
 
 
-def run_command(course: Path, checked: bool = True) -> subprocess.CompletedProcess:
-    """``autograde`` of notebook 1 through the command line (``checked=False``: with the checker switched off)."""
+def run_command(course: Path, checked: bool = True, wrap=list, env: dict | None = None) -> subprocess.CompletedProcess:
+    """``autograde`` of notebook 1 through the command line (``checked=False``: with the checker switched off),
+    ``wrap`` prefixing the command (to run it as another user)."""
     start = ["-m", "notebooks._tools"] if checked else ["-c", _SWITCHED_OFF]
-    completed = subprocess.run([sys.executable, *start, "autograde", NAME[:2], "--timeout", "60", "--output",
-                                str(course)], cwd=ROOT, capture_output=True, text=True)
+    completed = subprocess.run(wrap([sys.executable, *start, "autograde", NAME[:2], "--timeout", "60", "--output",
+                                     str(course)]), cwd=ROOT, capture_output=True, text=True, env=env)
     assert completed.returncode == 0, completed.stdout[-2000:] + completed.stderr[-3000:]
     return completed
 
 
-RUNNERS = {"command": run_command}
+def run_as_ordinary_user(course: Path, checked: bool = True) -> subprocess.CompletedProcess:
+    """The same command as an ordinary user (uid 65534 when the tests run as root): the course is made its own."""
+    uid = 65534
+    home = course.parent / "home"
+    home.mkdir(exist_ok=True)
+    if os.getuid() == 0:
+        for path in [course.parent, *course.parent.rglob("*")]:
+            os.lchown(path, uid, uid)
+    environment = {**os.environ, "HOME": str(home), "PYTHONPATH": str(ROOT), "PYTHONDONTWRITEBYTECODE": "1"}
+    return run_command(course, checked, wrap=as_ordinary_user, env=environment)
+
+
+RUNNERS = {"command": run_command, "ordinary user": run_as_ordinary_user}
 
 
 def _scores(course: Path) -> dict[str, dict[int, float]]:
@@ -145,7 +162,11 @@ def _scores(course: Path) -> dict[str, dict[int, float]]:
 def hostile(request, tmp_path_factory):
     if shutil.which("bwrap") is None:
         pytest.skip("bwrap is not installed (apt-get install bubblewrap): hostile answers are graded confined only")
-    course = tmp_path_factory.mktemp("hostile")
+    # Not under pytest's folder, which only its owner may enter: the ordinary user grades this course too.
+    base = Path(tempfile.mkdtemp(prefix="gbai-answers-"))
+    os.chmod(base, 0o755)
+    request.addfinalizer(lambda: shutil.rmtree(base, ignore_errors=True))
+    course = base / "course"
     subprocess.run([sys.executable, "-m", "notebooks._tools", "assignments", NAME[:2], "--output", str(course)],
                    cwd=ROOT, check=True, capture_output=True)
     _hand_in(course)
