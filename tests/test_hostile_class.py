@@ -163,7 +163,9 @@ def _hand_in(folder: Path, outside: Outside) -> None:
     flood = "import sys as _sys\n\nfor _ in range(200):\n    _sys.stdout.write('x' * 2**20)\n\n"
     students = {"honest": source, "prober": _with(source, "nb01_ex1_solution", probe),
                 "bomber": _with(source, "nb01_ex2_solution", bomb),
-                "flooder": _with(source, "nb01_ex1_solution", flood), ".eve": source}
+                "flooder": _with(source, "nb01_ex1_solution", flood), ".eve": source,
+                # An error raised inside gbai: its traceback names gbai's files, by absolute path in the kernel.
+                "crasher": _with(source, "nb01_ex3_solution", "gbai.Instance([[1.5, 0.2]], threshold=0.3)\n\n")}
     for student, notebook in students.items():
         (folder / "submitted" / student / NAME).mkdir(parents=True)
         nbformat.write(notebook, folder / "submitted" / student / EXPECTED)
@@ -248,6 +250,13 @@ def test_an_answer_reaches_nothing_of_the_host_nor_the_teachers_environment(grad
     # Nothing of the teacher's environment on any page a student sees, nor in the graded notebooks.
     for page in [*(graded["folder"] / "feedback").rglob("*.html"), *(graded["folder"] / "autograded").rglob("*.ipynb")]:
         assert SECRET not in page.read_text(errors="replace"), page
+    # Nor a path of the teacher's machine: the crasher's page shows gbai's traceback by file name alone.
+    crashed = (graded["folder"] / "feedback" / "crasher" / NAME / f"{NAME}.html").read_text()
+    assert "ValueError" in crashed and "model.py" in crashed, crashed[-3000:]
+    for page in (graded["folder"] / "feedback").rglob("*.html"):
+        text = page.read_text(errors="replace")
+        for host in {str(ROOT), str(Path(sys.prefix).resolve()), str(Path(sys.base_prefix).resolve())}:
+            assert host not in text, (page, host)
 
 
 def test_a_fork_bomb_and_a_flood_of_output_are_stopped_and_named(graded):

@@ -59,6 +59,13 @@ def _placeholder(source_cell):
     return cell
 
 
+def _unplaced(text: str) -> str:
+    """``text`` without the folders of its absolute paths: no path of the teacher's machine on a student's page
+    (nbgrader's errors and Python's tracebacks and warnings name files by absolute path)."""
+    # A path starts a line or follows a character that cannot end a name, or a colour code of a traceback.
+    return re.sub(r"(^|[^\w.]|\x1b\[[0-9;]*m)/(?:[^\s/'\"\x1b]+/)+", r"\1", text, flags=re.MULTILINE)
+
+
 def _preprocessors(course: Path):
     from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
     from nbgrader.preprocessors import GetGrades, NbGraderPreprocessor
@@ -86,6 +93,12 @@ def _preprocessors(course: Path):
                     meta = nbgrader_meta(cell)
                     if meta.get("grade") and cell.cell_type == "code" and exercise_of(cell) == issue.exercise:
                         meta.setdefault("gbai_notes", []).append(issue.reason)
+            for output in (output for cell in nb.cells for output in cell.get("outputs", [])):
+                if output.get("output_type") == "error":
+                    output.evalue = _unplaced(output.get("evalue", ""))
+                    output.traceback = [_unplaced(line) for line in output.get("traceback", [])]
+                elif output.get("output_type") == "stream" and output.get("name") == "stderr":
+                    output.text = _unplaced(output.get("text", ""))
             order = {"kernel died": 0, "timeout": 0, "limit": 0, "deleted": 1, "edited": 2}
             resources["gbai_notices"] = [issue.reason for issue in sorted(issues, key=lambda item: order[item.kind])]
             return nb, resources
@@ -139,8 +152,7 @@ def not_graded_page(course: Path, item) -> Path:
                   "Hand in the notebook again as {expected}.").format(expected=expected)
     shown = shown_path(course, item.path)
     why = item.reason.removeprefix("not graded, ") if item.reason.startswith("not graded") else f"it {item.reason}"
-    # No path of the teacher's machine on a student's page (nbgrader's errors name files by absolute path).
-    why = re.sub(r"(?<![\w.])/(?:[^\s/'\"]+/)+", "", why)
+    why = _unplaced(why)
     title = f"{item.assignment or 'A file you handed in'}: not graded"
     page = course / "feedback" / item.student / name / f"{name}.html"
     page.parent.mkdir(parents=True, exist_ok=True)
