@@ -7,7 +7,7 @@ code in that kernel. It runs :func:`export` there instead, which hands the value
 the cell's free names to grading as *plain data* (numbers, strings, containers of
 them, NumPy arrays and scalars of non-object dtype, pandas tables, and a few gbai
 types rebuilt through their constructors), in a display output of type :data:`MIME`.
-A checker process started by grading (``python -I``, confined as the kernels are)
+A checker process started by grading (``python -s``, confined as the kernels are)
 decodes that data strictly (:func:`decode`: JSON with tagged objects, never pickle),
 runs the whole test cell, hidden tests included, in a fresh namespace, and its output
 and error become the cell's outputs, which nbgrader scores as usual.
@@ -380,7 +380,6 @@ def _serve() -> None:
     import os
     import sys
 
-    sys.path.insert(0, sys.argv[1])  # where gbai is: python -I ignores PYTHONPATH
     replies = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)  # whatever else writes to the standard output cannot garble the replies
     for line in sys.stdin:
@@ -447,7 +446,7 @@ class Checks:
         import select
 
         if self._process is None:
-            self._process = _start_checker(self.execute.sandbox)
+            self._process = _start_checker(self.execute.confine)
         process = self._process
         try:
             process.stdin.write(json.dumps(request) + "\n")
@@ -488,30 +487,18 @@ def _export_source() -> str:
     return inspect.getsource(export).replace("def export(", "def _gbai_export(", 1)
 
 
-def _start_checker(sandbox):
-    """A checker process (``python -I``), confined like the kernels when ``sandbox`` confines."""
+def _start_checker(confine):
+    """A checker process (``python -s``), its command passed through ``confine`` (the grading kernels' sandbox)."""
     import subprocess
     import sys
     from pathlib import Path
 
-    import gbai
-
-    from ..common import ipc_prefix
-    from .sandbox import _copy_numba_cache, sandbox_command
 
     # The environment's own python, through resolved folders: the sandbox shows the environment, not a link to it.
     python = str(Path(sys.prefix).resolve() / "bin" / Path(sys.executable).name)
-    command = [python, "-I", "-c", Path(__file__).read_text() + "\n_serve()\n",
-               str(Path(gbai.__file__).resolve().parents[1])]
-    if sandbox is not None and sandbox.bwrap:
-        # The kernel's command needs a socket folder and a connection file; the checker talks over its pipes.
-        folder = Path(ipc_prefix()).parent
-        (folder / "connection.json").write_text("{}")
-        (folder / "work").mkdir()
-        _copy_numba_cache(folder / "numba")
-        # The sandbox sets the checker's whole environment (bwrap --clearenv), as a kernel's.
-        command = sandbox_command(sandbox, command, str(folder / "work"), str(folder), str(folder / "connection.json"))
-    return subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+    # No user site-packages; gbai is found as grading finds it (PYTHONPATH, which a sandbox sets to gbai's folder).
+    command = [python, "-s", "-c", Path(__file__).read_text() + "\n_serve()\n"]
+    return subprocess.Popen(confine(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                             text=True, start_new_session=True)
 
 

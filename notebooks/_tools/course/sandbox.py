@@ -386,6 +386,19 @@ def grading_execute() -> type:
 
         sandbox = Any(None).tag(config=True)
 
+        def confine(self, command: list[str]) -> list[str]:
+            """``command`` (the checker's: it talks over its pipes) prefixed to run in this grading's sandbox, with a
+            private folder of its own, as a kernel's; as it is when grading is unconfined."""
+            if self.sandbox is None or not self.sandbox.bwrap:
+                return command
+            folder = Path(ipc_prefix()).parent
+            (folder / "connection.json").write_text("{}")  # the sandbox binds one in, as for a kernel
+            (folder / "work").mkdir()
+            _copy_numba_cache(folder / "numba")
+            # The sandbox sets the whole environment (bwrap --clearenv), as a kernel's.
+            return sandbox_command(self.sandbox, command, str(folder / "work"), str(folder),
+                                   str(folder / "connection.json"))
+
         def create_kernel_manager(self):
             self.kernel_manager_class = ConfinedKernelManager
             manager = super().create_kernel_manager()
