@@ -51,8 +51,9 @@ class _Same(frozenset):
 _set = builtins.set
 builtins.set = lambda *values: _Same()
 """
-#: The next answer puts set back (gbai's own code needs it) and replaces abs instead.
-_ABS = "builtins.set = _set\nbuiltins.abs = lambda value: 0.0\n"
+#: The next answer puts set back (gbai's own code needs it) and shadows abs in the notebook's namespace, where
+#: the test cell finds it first (replaced in builtins, it would break gbai's own arithmetic as well).
+_ABS = "builtins.set = _set\nabs = lambda value: 0.0\n"
 _NUMPY = """\
 import numpy
 
