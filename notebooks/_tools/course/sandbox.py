@@ -248,12 +248,13 @@ def sandbox_command(sandbox: Confinement, kernel: list[str], workdir: str, socke
     ``sockets`` is the kernel's private folder (its Unix sockets, its numba cache), bound in
     writable; ``connection_file`` is bound in read-only. The command first joins the
     ``cgroups`` folders (one per controller) so that all its processes count there.
-    Mounts build an empty root up: the allowed folders, a private /tmp, the working
-    folder and the sockets (bound under /tmp after it), then the root goes read-only.
+    Mounts build an empty root up: a private /tmp, the allowed folders (some may lie
+    under /tmp), the working folder and the sockets, then the root goes read-only.
     """
     command = [sandbox.bwrap, "--unshare-user", "--uid", str(_UID), "--gid", str(_UID), "--cap-drop", "ALL",
-               "--disable-userns", "--clearenv", *_allowed(sandbox), "--dev", "/dev", "--proc", "/proc",
-               "--tmpfs", "/tmp", "--ro-bind", connection_file, connection_file, "--tmpfs", workdir,
+               # The private /tmp first: a repository or a Python under /tmp is then shown inside it.
+               "--disable-userns", "--clearenv", "--tmpfs", "/tmp", *_allowed(sandbox), "--dev", "/dev",
+               "--proc", "/proc", "--ro-bind", connection_file, connection_file, "--tmpfs", workdir,
                "--bind", sockets, sockets, "--remount-ro", "/", "--unshare-net", "--unshare-pid", "--unshare-ipc",
                "--die-with-parent", "--chdir", workdir]
     for name, value in _environment(sandbox, sockets).items():
