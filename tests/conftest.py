@@ -125,6 +125,33 @@ def jupyter_server(command: list[str], port: int, token: str, log: Path, **popen
             server.wait()
 
 
+def require_confinement() -> None:
+    """Fail, before any hostile code is handed in, when grading here would run answers unconfined.
+
+    A hostile class graded unconfined as root really escapes (a mount, a fork bomb): it is
+    never graded so, whatever the machine lacks.
+    """
+    from notebooks._tools.course.sandbox import confinement
+
+    sandbox = confinement()
+    if not sandbox.bwrap:
+        pytest.fail(f"grading here would run answers unconfined ({sandbox.reason}): the hostile class is not graded")
+
+
+def remove_tree(path: Path) -> None:
+    """``shutil.rmtree(path)``, after unmounting whatever is mounted under it, so that removing a course never
+    follows a mount an answer may have left into the rest of the machine."""
+    prefix = str(Path(path).resolve()).rstrip("/") + "/"
+    with open("/proc/self/mounts") as stream:
+        points = [line.split()[1].encode().decode("unicode_escape") for line in stream]
+    for point in sorted((point for point in points if point.startswith(prefix)), key=len, reverse=True):
+        subprocess.run(["umount", "-l", point], check=False)
+    with open("/proc/self/mounts") as stream:
+        left = [line.split()[1] for line in stream if line.split()[1].startswith(prefix)]
+    assert not left, f"mounts left under {path}, not removed: {left}"
+    shutil.rmtree(path, ignore_errors=True)
+
+
 def as_ordinary_user(command: list[str], uid: int = 65534) -> list[str]:
     """``command`` prefixed to run as the ordinary user ``uid`` (and its own gid), when the tests run as root.
 

@@ -28,7 +28,7 @@ import gbai
 
 pytest.importorskip("nbgrader", reason="the classroom extra is not installed: pip install -e '.[classroom]'")
 
-from conftest import as_ordinary_user  # noqa: E402
+from conftest import as_ordinary_user, remove_tree, require_confinement  # noqa: E402
 
 from notebooks._tools.course import checker  # noqa: E402
 from notebooks._tools.course.release import instructor_notebook  # noqa: E402
@@ -163,10 +163,11 @@ def _scores(course: Path) -> dict[str, dict[int, float]]:
 def hostile(request, tmp_path_factory):
     if shutil.which("bwrap") is None:
         pytest.skip("bwrap is not installed (apt-get install bubblewrap): hostile answers are graded confined only")
+    require_confinement()
     # Not under pytest's folder, which only its owner may enter: the ordinary user grades this course too.
     base = Path(tempfile.mkdtemp(prefix="gbai-answers-"))
     os.chmod(base, 0o755)
-    request.addfinalizer(lambda: shutil.rmtree(base, ignore_errors=True))
+    request.addfinalizer(lambda: remove_tree(base))
     course = base / "course"
     subprocess.run([sys.executable, "-m", "notebooks._tools", "assignments", NAME[:2], "--output", str(course)],
                    cwd=ROOT, check=True, capture_output=True)
