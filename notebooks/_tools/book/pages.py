@@ -170,14 +170,20 @@ def _clean(cell):
 
 
 def _exercises(cells: list) -> list:
-    """Join each solution cell with the check after it; box the written answers."""
+    """Join each solution cell with the check after it; box the written answers.
+
+    A locked cell between a solution and its check (notebook 3's exercise 3 runs the
+    student's class there) joins them too: one cell, behind one button.
+    """
     result = []
     for cell in cells:
         grading = nbgrader_meta(cell)
-        if cell.cell_type == "code" and grading.get("grade") and result and "solution" in result[-1].metadata.get(
-                "tags", []) and result[-1].cell_type == "code":
+        locked_step = grading.get("locked") and not grading.get("solution")
+        if cell.cell_type == "code" and (grading.get("grade") or locked_step) and result and "solution" in \
+                result[-1].metadata.get("tags", []) and result[-1].cell_type == "code":
             solution, check = result[-1], _clean(cell)
-            solution.source = f"{solution.source}\n\n# The check\n{check.source}"
+            joined = "# The check\n" if grading.get("grade") else ""
+            solution.source = f"{solution.source}\n\n{joined}{check.source}"
             solution.outputs = list(solution.get("outputs", [])) + list(check.get("outputs", []))
             continue
         if grading:
