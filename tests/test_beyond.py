@@ -13,7 +13,7 @@ from gbai import Instance
 from gbai.beyond import confidence_sequences as thresholds
 from gbai.beyond.confidence_sequences import calibration, glr_threshold, stitched_boundary, stitched_radius
 from gbai.beyond.css_lucb_plus import plus_logs
-from gbai.beyond.lma_glr import alternative_evidence, glr_decide, stopping_level
+from gbai.beyond.lma_glr import alternative_evidence, glr_decide, stopping_level, weakest_evidence
 from gbai.paper.model import CONTINUE
 
 PLUS_VARIANTS = [
@@ -214,6 +214,35 @@ def test_lma_glr_evidence_matches_a_direct_computation(seed):
     assert level == pytest.approx(math.log(instance.n_arms / 0.1))
     expected = answer if (evidence > level).all() else CONTINUE
     assert glr_decide(means, threshold, state.counts, level) == expected
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_weakest_evidence_is_the_smallest_of_all_above_its_floor(seed):
+    # The stop computes only what can lower the minimum above its floor. Over states of
+    # a run (every 7th step, so that the A, B and C kinds and the early stops all occur)
+    # and floors below, at and above the true minimum: exact above the floor, at or below
+    # it otherwise. A skipped test that mattered (or a wrong early return) changes the
+    # value, which equality catches.
+    instance = [AGREEMENT["table1"], AGREEMENT["risky"], AGREEMENT["three attributes"], AGREEMENT["infeasible"]][seed]
+    engine = gbai.StepEngine(instance, gbai.LMAGLR(), delta=0.1, seed=seed)
+    exact = early = 0
+    for step in range(420):
+        engine.step()
+        if step % 7:
+            continue
+        state = engine.state()
+        answer, _, _, _, evidence = alternative_evidence(state.means, instance.threshold, state.counts)
+        smallest = -math.inf if np.isnan(evidence).any() else evidence.min(initial=math.inf)
+        for floor in (-math.inf, smallest - 1.0, smallest, smallest + 1.0, math.inf):
+            got_answer, weakest = weakest_evidence(state.means, instance.threshold, state.counts, floor)
+            assert got_answer == answer
+            if smallest > floor:
+                assert weakest == smallest
+                exact += 1
+            else:
+                assert weakest <= floor
+                early += 1
+    assert exact and early
 
 
 def test_lma_glr_never_stops_on_a_tie_and_has_no_answer_code_of_its_own():

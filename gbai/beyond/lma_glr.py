@@ -17,9 +17,10 @@ infeasible answer: the feasibility test of ``b``, the average over its attribute
 one-sided KT mixtures against ``mu_bj >= th``. Each is a nonnegative supermartingale
 under its null for every reward law on [0, 1], and a wrong answer needs one of at
 most ``N`` of them, fixed by the true means, to cross ``N/delta``: notebook 11
-(section 2) derives it. Both engines call :func:`glr_decide`, :func:`lma_step` and
-:func:`track`. The sampling never looks at delta, so :func:`run_lma_glr` runs once
-for a list of deltas and records the stop of each.
+(section 2) derives it. Both engines stop by :func:`weakest_evidence` (the step engine
+through :func:`glr_decide`) and sample by :func:`lma_step` and :func:`track`. The
+sampling never looks at delta, so :func:`run_lma_glr` runs once for a list of deltas
+and records the stop of each.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from ..limits.alternatives import (
     alternative_values_kernel,
     answer_kernel,
     best_response_kernel,
+    overtake_value_kernel,
 )
 from ..limits.divergences import divergence_scalar
 from ..paper.engine import Decision, RoundState
@@ -44,7 +46,7 @@ from ..paper.model import CONTINUE, NO_ANSWER
 from .mixtures import kt_regret, one_sided_above, one_sided_below
 
 __all__ = ["LMAGLR", "LMA_UPDATE_RATE", "alternative_evidence", "glr_decide", "lma_glr_kernel", "run_lma_glr",
-           "stopping_level"]
+           "stopping_level", "weakest_evidence"]
 
 #: LMA-GLR updates its learner and checks the stopping rule at every 1% growth of the samples.
 LMA_UPDATE_RATE = 0.01
@@ -75,6 +77,17 @@ def _feasibility_evidence(mu_hat, counts, threshold, b):
 
 
 @njit(cache=True)
+def _kt_regrets(mu_hat, weights):
+    """The KT regret of each arm: the sum over its attributes of :func:`.mixtures.kt_regret`."""
+    n, m = mu_hat.shape
+    regret = np.zeros(n)
+    for i in range(n):
+        for j in range(m):
+            regret[i] += kt_regret(mu_hat[i, j] * weights[i, j], weights[i, j])
+    return regret
+
+
+@njit(cache=True)
 def alternative_evidence(mu_hat, threshold, counts):
     """``(answer, kinds, arms, attributes, log_evalues)``: the log e-value against each alternative of the answer.
 
@@ -86,17 +99,13 @@ def alternative_evidence(mu_hat, threshold, counts):
     Sums of rewards are ``mu_hat * counts``. NaN marks a test that could not be
     evaluated (it never rejects).
     """
-    n, m = mu_hat.shape
     answer, tie = answer_kernel(mu_hat, threshold)
     if tie >= 0:
         empty = np.zeros(0, dtype=np.int64)
         return CONTINUE, empty, empty, empty, np.zeros(0)
     weights = counts.astype(np.float64)
     kinds, arms, attributes, values = alternative_values_kernel(mu_hat, threshold, weights, 0)
-    regret = np.zeros(n)
-    for i in range(n):
-        for j in range(m):
-            regret[i] += kt_regret(mu_hat[i, j] * weights[i, j], weights[i, j])
+    regret = _kt_regrets(mu_hat, weights)
     evidence = np.empty(kinds.size)
     for k in range(kinds.size):
         if kinds[k] == KIND_BEST_INFEASIBLE:
@@ -112,13 +121,59 @@ def alternative_evidence(mu_hat, threshold, counts):
 
 
 @njit(cache=True)
+def weakest_evidence(mu_hat, threshold, counts, floor):
+    """``(answer, weakest)``: the smallest log e-value of :func:`alternative_evidence` (-inf if one is NaN).
+
+    Exact whenever it exceeds ``floor``; otherwise only a value at or below ``floor``,
+    for the work stops at the first alternative whose e-value is there. The
+    alternatives come in :func:`alternative_evidence`'s order, each computed only when
+    reached (the GLR of (B) too); the feasibility test of an overtaking arm ``b`` is
+    skipped when its GLR already is at least the smallest value so far, since (B)'s
+    e-value, the larger of the two, cannot lower the minimum then. The answer is
+    CONTINUE for a tie (nothing is computed).
+    """
+    answer, tie = answer_kernel(mu_hat, threshold)
+    if tie >= 0:
+        return CONTINUE, math.inf
+    n, m = mu_hat.shape
+    weights = counts.astype(np.float64)
+    weakest = math.inf
+    if answer < 0:  # (C) for every arm
+        for b in range(n):
+            weakest = _lowered(weakest, _feasibility_evidence(mu_hat, counts, threshold, b))
+            if not weakest > floor:
+                break
+        return answer, weakest
+    for j in range(m):  # (A)
+        value = one_sided_above(mu_hat[answer, j] * weights[answer, j], weights[answer, j], threshold)
+        weakest = _lowered(weakest, value)
+        if not weakest > floor:
+            return answer, weakest
+    regret = _kt_regrets(mu_hat, weights)
+    for b in range(n):  # (B)
+        if b == answer:
+            continue
+        glr = overtake_value_kernel(mu_hat, threshold, weights, answer, b, 0) - regret[answer] - regret[b]
+        if glr >= weakest:
+            continue
+        feasibility = _feasibility_evidence(mu_hat, counts, threshold, b)
+        weakest = _lowered(weakest, feasibility if feasibility > glr else glr)
+        if not weakest > floor:
+            break
+    return answer, weakest
+
+
+@njit(cache=True)
+def _lowered(weakest, value):
+    """The running minimum after ``value``: -inf for a NaN (a test that could not be evaluated never rejects)."""
+    return -math.inf if math.isnan(value) else min(weakest, value)
+
+
+@njit(cache=True)
 def glr_decide(mu_hat, threshold, counts, level):
     """The answer if every alternative's log e-value (:func:`alternative_evidence`) exceeds ``level``, else CONTINUE."""
-    answer, kinds, _, _, evidence = alternative_evidence(mu_hat, threshold, counts)
-    for k in range(kinds.size):
-        if not evidence[k] > level:
-            return CONTINUE
-    return answer
+    answer, weakest = weakest_evidence(mu_hat, threshold, counts, level)
+    return answer if weakest > level else CONTINUE
 
 
 @njit(cache=True)
@@ -220,11 +275,12 @@ def lma_glr_kernel(means, threshold, keys, exponents, model, max_samples, levels
     while True:
         if samples >= next_check:
             mu_hat = sums / counts
-            answer, _, _, _, evidence = alternative_evidence(mu_hat, threshold, counts)
-            # glr_decide's rule: every alternative's log e-value above the level (NaN never rejects).
-            weakest = math.inf
-            for value in evidence:
-                weakest = -math.inf if math.isnan(value) else min(weakest, value)
+            # glr_decide's rule at every open level: the smallest e-value need be exact only above the lowest.
+            lowest = math.inf
+            for k in range(levels.size):
+                if not stops[4][k]:
+                    lowest = min(lowest, levels[k])
+            answer, weakest = weakest_evidence(mu_hat, threshold, counts, lowest)
             if answer != CONTINUE and record_stops(stops, levels < weakest, answer, samples, rounds, counts, True) == 0:
                 return stops
             if samples > last_update:

@@ -38,7 +38,8 @@ from .reward_laws import law_mean, law_variance
 __all__ = [
     "KIND_BECOME_FEASIBLE", "KIND_BEST_INFEASIBLE", "KIND_NAMES", "KIND_OVERTAKE", "KIND_TIE", "BestResponse",
     "alternative_lambda", "alternative_values", "alternative_values_kernel", "alternatives_kernel", "answer_kernel",
-    "best_response", "best_response_kernel", "best_response_laws_kernel", "overtake", "solve_multiplier",
+    "best_response", "best_response_kernel", "best_response_laws_kernel", "overtake", "overtake_value_kernel",
+    "solve_multiplier",
 ]
 
 #: Kind codes of the alternatives (the kernels return the code, the API the name).
@@ -372,14 +373,27 @@ def _alternatives(means, threshold, weights, code, laws, a):
             continue
         kinds[k] = KIND_OVERTAKE
         arms[k] = b
-        if _is_tied_with(means, threshold, a, b):
-            values[k] = 0.0
-            rows_a[k] = means[a]
-            rows_b[k] = means[b]
-        else:
-            values[k] = overtake(means, threshold, weights, a, b, code, laws, rows_a[k], rows_b[k])
+        values[k] = _overtake_entry(means, threshold, weights, a, b, code, laws, rows_a[k], rows_b[k])
         k += 1
     return kinds, arms, attrs, values, rows_a, rows_b
+
+
+@njit(cache=True)
+def _overtake_entry(means, threshold, weights, a, b, code, laws, row_a, row_b):
+    """The (B) entry of arm ``b`` against the answer ``a`` (0 for a tie with it); its rows in ``row_a``, ``row_b``."""
+    if _is_tied_with(means, threshold, a, b):
+        row_a[:] = means[a]
+        row_b[:] = means[b]
+        return 0.0
+    return overtake(means, threshold, weights, a, b, code, laws, row_a, row_b)
+
+
+@njit(cache=True)
+def overtake_value_kernel(means: np.ndarray, threshold: float, weights: np.ndarray, a: int, b: int,
+                          code: int) -> float:
+    """The (B) value of :func:`alternative_values_kernel` for arm ``b`` against the answer ``a``, computed alone."""
+    m = means.shape[1]
+    return _overtake_entry(means, threshold, weights, a, b, code, _NO_LAWS, np.empty(m), np.empty(m))
 
 
 @njit(cache=True)
