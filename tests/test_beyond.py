@@ -219,25 +219,34 @@ def test_lma_glr_evidence_matches_a_direct_computation(seed):
 @pytest.mark.parametrize("seed", range(4))
 def test_the_weakest_evidence_is_the_smallest_of_all_above_its_floor(seed):
     # The stop computes only what can lower the minimum above its floor. Over states of
-    # a run (every 7th step, so that the A, B and C kinds and the early stops all occur)
-    # and floors below, at and above the true minimum: exact above the floor, at or below
+    # a run (every 7th step) and random ones, so that the A, B and C kinds and the early
+    # stops all occur, and floors below, at and above the true minimum: exact above the floor, at or below
     # it otherwise. A skipped test that mattered (or a wrong early return) changes the
     # value, which equality catches.
     instance = [AGREEMENT["table1"], AGREEMENT["risky"], AGREEMENT["three attributes"], AGREEMENT["infeasible"]][seed]
     engine = gbai.StepEngine(instance, gbai.LMAGLR(), delta=0.1, seed=seed)
-    exact = early = 0
+    states = []
     for step in range(420):
         engine.step()
-        if step % 7:
-            continue
-        state = engine.state()
-        answer, _, _, _, evidence = alternative_evidence(state.means, instance.threshold, state.counts)
+        if step % 7 == 0:
+            state = engine.state()
+            states.append((state.means, state.counts))
+    # And random states whose arms lie close together, where the GLRs of (B) sit near
+    # one another and near the tests of (A), so that a skip taken too early shows.
+    rng = np.random.default_rng(seed)
+    for _ in range(1500):
+        counts = rng.integers(2, 400, size=instance.means.shape)
+        means = np.clip(instance.threshold + rng.normal(0.1, 0.08, size=counts.shape), 0.01, 0.99)
+        states.append((np.round(means * counts) / counts, counts))
+    exact = early = 0
+    for means, counts in states:
+        answer, _, _, _, evidence = alternative_evidence(means, instance.threshold, counts)
         smallest = -math.inf if np.isnan(evidence).any() else evidence.min(initial=math.inf)
         for floor in (-math.inf, smallest - 1.0, smallest, smallest + 1.0, math.inf):
-            got_answer, weakest = weakest_evidence(state.means, instance.threshold, state.counts, floor)
+            got_answer, weakest = weakest_evidence(means, instance.threshold, counts, floor)
             assert got_answer == answer
             if smallest > floor:
-                assert weakest == smallest
+                assert weakest == smallest, (means, counts, floor)
                 exact += 1
             else:
                 assert weakest <= floor
