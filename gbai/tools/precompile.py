@@ -38,6 +38,7 @@ def _specs() -> list[str]:
 def precompile() -> tuple[int, float]:
     """Load or compile every kernel the package calls; returns ``(specs run, seconds)``."""
     from ..algorithms import REFERENCES, resolve
+    from ..beyond.lma_glr import alternative_evidence
     from ..beyond.references import optimal_proportions
     from ..limits import alternative_values, best_response, characteristic_time
     from ..limits.reward_laws import kinf_beta
@@ -72,6 +73,7 @@ def precompile() -> tuple[int, float]:
             if resolved.algorithm.policy is not None and not resolved.as_run:
                 run(instance, spec, seed=0, reward=reward, max_samples=2000, engine="step")
     optimal_proportions(np.array([0.6, 0.5, 0.4]))  # public, called from Python
+    alternative_evidence(grouped.means, grouped.threshold, np.full(grouped.means.shape, 5))  # public, as above
     means = np.ascontiguousarray(grouped.means)
     benchmark._best_response_loop(means, grouped.threshold, weights, 0, 1)
     benchmark._alternatives_loop(means, grouped.threshold, weights, 0, 1)
