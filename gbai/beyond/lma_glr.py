@@ -88,6 +88,19 @@ def _kt_regrets(mu_hat, weights):
 
 
 @njit(cache=True)
+def _answer_test(mu_hat, weights, threshold, answer, j):
+    """(A)'s log e-value: the one-sided KT mixture of the answer's pair ``j`` against ``mu <= th``."""
+    return one_sided_above(mu_hat[answer, j] * weights[answer, j], weights[answer, j], threshold)
+
+
+@njit(cache=True)
+def _overtake_evidence(mu_hat, counts, threshold, b, glr):
+    """(B)'s log e-value: the larger of ``glr`` (the GLR minus the KT regrets) and the feasibility evidence of ``b``."""
+    feasibility = _feasibility_evidence(mu_hat, counts, threshold, b)
+    return feasibility if feasibility > glr else glr
+
+
+@njit(cache=True)
 def alternative_evidence(mu_hat, threshold, counts):
     """``(answer, kinds, arms, attributes, log_evalues)``: the log e-value against each alternative of the answer.
 
@@ -109,12 +122,10 @@ def alternative_evidence(mu_hat, threshold, counts):
     evidence = np.empty(kinds.size)
     for k in range(kinds.size):
         if kinds[k] == KIND_BEST_INFEASIBLE:
-            j = attributes[k]
-            evidence[k] = one_sided_above(mu_hat[answer, j] * weights[answer, j], weights[answer, j], threshold)
+            evidence[k] = _answer_test(mu_hat, weights, threshold, answer, attributes[k])
         elif kinds[k] == KIND_OVERTAKE:
             glr = values[k] - regret[answer] - regret[arms[k]]
-            feasibility = _feasibility_evidence(mu_hat, counts, threshold, arms[k])
-            evidence[k] = feasibility if feasibility > glr else glr
+            evidence[k] = _overtake_evidence(mu_hat, counts, threshold, arms[k], glr)
         else:
             evidence[k] = _feasibility_evidence(mu_hat, counts, threshold, arms[k])
     return answer, kinds, arms, attributes, evidence
@@ -145,8 +156,7 @@ def weakest_evidence(mu_hat, threshold, counts, floor):
                 break
         return answer, weakest
     for j in range(m):  # (A)
-        value = one_sided_above(mu_hat[answer, j] * weights[answer, j], weights[answer, j], threshold)
-        weakest = _lowered(weakest, value)
+        weakest = _lowered(weakest, _answer_test(mu_hat, weights, threshold, answer, j))
         if not weakest > floor:
             return answer, weakest
     regret = _kt_regrets(mu_hat, weights)
@@ -156,8 +166,7 @@ def weakest_evidence(mu_hat, threshold, counts, floor):
         glr = overtake_value_kernel(mu_hat, threshold, weights, answer, b, 0) - regret[answer] - regret[b]
         if glr >= weakest:
             continue
-        feasibility = _feasibility_evidence(mu_hat, counts, threshold, b)
-        weakest = _lowered(weakest, feasibility if feasibility > glr else glr)
+        weakest = _lowered(weakest, _overtake_evidence(mu_hat, counts, threshold, b, glr))
         if not weakest > floor:
             break
     return answer, weakest

@@ -493,7 +493,6 @@ def _start_checker(confine):
     import sys
     from pathlib import Path
 
-
     # The environment's own python, through resolved folders: the sandbox shows the environment, not a link to it.
     python = str(Path(sys.prefix).resolve() / "bin" / Path(sys.executable).name)
     # No user site-packages; gbai is found as grading finds it (PYTHONPATH, which a sandbox sets to gbai's folder).
