@@ -117,7 +117,7 @@ def _scheduled(tmp_path, monkeypatch, stored: str | None, took: dict[str, float]
     monkeypatch.setenv("GBAI_FIGURES_DIR", str(tmp_path / "elsewhere"))  # figures mode sets it: undone after the test
     started = []
 
-    def run(script, target, parameters=None, paired=True):
+    def run(script, target, parameters=None, paired=True, profile=None):
         started.append(script.stem)
         return took[script.stem]
 
@@ -172,3 +172,21 @@ def test_notebooks_are_chosen_by_name_prefix_and_an_unknown_prefix_is_named(tmp_
                                                                                        "12_betting"]
     with pytest.raises(ValueError, match="^no notebook matches 9, 3; known: 01_setup, 02_bound, 12_betting$"):
         common.notebook_scripts(tmp_path, ["12", "9", "3"])
+
+
+def test_a_run_times_each_code_cell_and_names_the_slowest(tmp_path, monkeypatch):
+    # The profile of the results page comes from these timings: each code cell of the
+    # script, numbered as in the script (the injected parameters cell left out).
+    script = tmp_path / "01_slow.py"
+    script.write_text('# %% tags=["parameters"]\nhold = 0.0\n\n# %%\nimport time\ntime.sleep(hold)\n\n'
+                      '# %% [markdown]\n# words\n\n# %%\nx = 1\n')
+    cells: list = []
+    seconds = runner.execute_notebook(script, tmp_path / "out.ipynb", {"hold": 1.5}, paired=False, profile=cells)
+    assert [(number, first) for number, _, first in cells] == [(1, "hold = 0.0"), (2, "import time"), (3, "x = 1")]
+    took = {number: value for number, value, _ in cells}
+    assert 1.5 <= took[2] < seconds, "the sleeping cell holds the 1.5 s it slept, within the notebook's time"
+    assert took[1] < 1.0 and took[3] < 1.0
+    assert runner.slowest_cells("01_slow", runner.PROFILED - 1, cells) == "", "a short notebook is not profiled"
+    shown = runner.slowest_cells("01_slow", runner.PROFILED, cells, share=0.02)
+    assert shown.splitlines()[0].split() == [f"{took[2]:.1f}", "s", "01_slow", "cell", "2:", "import", "time"]
+    assert len(shown.splitlines()) == 1, "cells under 2 % of the notebook are left out"

@@ -24,11 +24,14 @@ from pathlib import Path
 from ..common import ipc_prefix, notebook_scripts, replace_atomically
 from .publish import write_results
 
-__all__ = ["execute_notebook", "merge_streams", "read_runtimes", "run_notebooks", "store_pair"]
+__all__ = ["cell_seconds", "execute_notebook", "merge_streams", "read_runtimes", "run_notebooks", "slowest_cells",
+           "store_pair"]
 
 KERNEL = "python3"
 #: The seconds each notebook took in a full run, as ``figures`` prints them.
 RUNTIMES = Path(__file__).with_name("runtimes.csv")
+#: A notebook that takes longer is shown with its slowest cells (the profile of the results page).
+PROFILED = 60.0
 
 
 def merge_streams(notebook) -> None:
@@ -73,12 +76,14 @@ def quiet_kernel_manager() -> type:
     return QuietShutdownKernelManager
 
 
-def execute_notebook(script: Path, target: Path, parameters: dict | None = None, paired: bool = True) -> float:
+def execute_notebook(script: Path, target: Path, parameters: dict | None = None, paired: bool = True,
+                     profile: list | None = None) -> float:
     """Run ``script`` and write the executed notebook to ``target``; returns the seconds taken.
 
     With ``paired=True`` the stored notebook is Jupytext's rendering of ``script`` with
     the executed outputs copied in (no Papermill metadata, no injected cell), so it
-    stays the exact pair of the script. ``target`` is only replaced on success.
+    stays the exact pair of the script. ``target`` is only replaced on success. A list
+    passed as ``profile`` receives the :func:`cell_seconds` of the run.
     """
     import jupytext
     import nbformat
@@ -116,6 +121,8 @@ def execute_notebook(script: Path, target: Path, parameters: dict | None = None,
             kernel_manager_class=quiet_kernel_manager(),
         )
         result = nbformat.read(executed, as_version=4)
+    if profile is not None:
+        profile.extend(cell_seconds(result))
     merge_streams(result)
     elapsed = time.perf_counter() - start
     if paired:
@@ -139,6 +146,28 @@ def execute_notebook(script: Path, target: Path, parameters: dict | None = None,
             cell.metadata.pop("execution", None)
         replace_atomically(nbformat.writes(result) + "\n", target)
     return elapsed
+
+
+def cell_seconds(executed) -> list[tuple[int, float, str]]:
+    """(number, seconds, first line) of each code cell of a notebook Papermill ran, by its timings.
+
+    Code cells are numbered from 1 in the script's order, Papermill's injected
+    parameters cell left out, so a number names the same cell in ``NN_name.py``.
+    """
+    cells = [cell for cell in executed.cells
+             if cell.cell_type == "code" and "injected-parameters" not in cell.metadata.get("tags", [])]
+    return [(number, float(cell.metadata.get("papermill", {}).get("duration") or 0.0),
+             next((line for line in cell.source.splitlines() if line.strip()), ""))
+            for number, cell in enumerate(cells, start=1)]
+
+
+def slowest_cells(name: str, seconds: float, cells: list[tuple[int, float, str]], share: float = 0.05) -> str:
+    """The lines ``figures`` prints under a notebook over :data:`PROFILED` seconds: its cells of at least ``share``."""
+    if seconds < PROFILED:
+        return ""
+    lines = [f"    {took:7.1f} s  {name} cell {number:>2}: {first[:70]}"
+             for number, took, first in sorted(cells, key=lambda cell: -cell[1]) if took >= share * seconds]
+    return "".join(line + "\n" for line in lines)
 
 
 def store_pair(text: str, target: Path, script: Path) -> None:
@@ -170,13 +199,14 @@ def run_notebooks(mode: str, notebooks: Path, names: list[str], jobs: int, outpu
     # Unmeasured notebooks last, in name order (sorted is stable).
     scripts = sorted(scripts, key=lambda script: -runtimes.get(script.stem, 0.0))
 
-    def run(script: Path) -> tuple[float, Path]:
+    def run(script: Path) -> tuple[float, Path, list]:
         if mode == "figures":
             os.environ["GBAI_FIGURES_DIR"] = str(folder.parent / "figures")  # the committed ones, for every kernel
             target, parameters, paired = script.with_suffix(".ipynb"), None, True
         else:
             target, parameters, paired = Path(output) / f"{script.stem}.ipynb", {"quick": True}, False
-        return execute_notebook(script, target, parameters, paired), target
+        cells: list = []
+        return execute_notebook(script, target, parameters, paired, profile=cells), target, cells
 
     total, start = 0.0, time.perf_counter()
     failed = []
@@ -187,14 +217,15 @@ def run_notebooks(mode: str, notebooks: Path, names: list[str], jobs: int, outpu
         for future in as_completed(futures):
             script = futures[future]
             try:
-                seconds, target = future.result()
+                seconds, target, cells = future.result()
             except Exception as error:  # report every failing notebook, keep the others
                 first_line = str(error).strip().splitlines()[-1] if str(error).strip() else type(error).__name__
                 print(f"FAILED {script.name}: {first_line}", file=sys.stderr)
                 failed.append(script.name)
                 continue
             total += seconds
-            print(f"ran {script.name:<36} {seconds:7.1f} s -> {target}", flush=True)
+            print(f"ran {script.name:<36} {seconds:7.1f} s -> {target}\n"
+                  + slowest_cells(script.stem, seconds, cells), end="", flush=True)
     print(f"{len(scripts) - len(failed)} notebook(s) in {time.perf_counter() - start:.1f} s "
           f"({total:.1f} s of notebook time, {jobs} at once)")
     if failed:
