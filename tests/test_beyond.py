@@ -389,7 +389,7 @@ def test_betting_rejection_level_and_grid():
 
 
 def test_betting_arm_round_capital():
-    from gbai.beyond.betting import absorb_arm_round, bet_grid
+    from gbai.beyond.betting import absorb_arm_round, bernoulli_steps, bet_grid
 
     # One arm-round adds sum_j ln(1 + rho z_j) (product) or ln(1 + rho mean_j z_j) (average)
     # to every bet's log-capital, and its sufficient statistics to arm_sum / arm_square.
@@ -401,7 +401,8 @@ def test_betting_arm_round_capital():
         rounds = np.zeros((2, 2), dtype=np.int64)
         arm_log, arm_sum, arm_square = np.zeros((2, 2, rho.size)), np.zeros((2, 2)), np.zeros((2, 2))
         arm_value = np.full((2, 2), -np.inf)
-        absorb_arm_round(0, 1, leader, other, rho, code, rounds, arm_log, arm_sum, arm_square, arm_value)
+        absorb_arm_round(0, 1, leader, other, rho, bernoulli_steps(0.5, rho), code, rounds, arm_log, arm_sum,
+                         arm_square, arm_value)
         assert rounds[0, 1] == 1 and rounds[1, 0] == 0
         np.testing.assert_allclose(arm_log[0, 1], expected, rtol=1e-12)
         assert arm_sum[0, 1] == pytest.approx(first) and arm_square[0, 1] == pytest.approx(second)

@@ -42,11 +42,13 @@ __all__ = [
     "GRID_SIZE",
     "absorb_arm_round",
     "absorb_pair",
+    "bernoulli_steps",
     "bet_grid",
     "betting_answer",
     "betting_decide",
     "betting_kernel",
     "level_free",
+    "refresh_values",
     "rejection_level",
     "run_betting",
     "union_terms",
@@ -106,28 +108,87 @@ def _log_mixture(log_capital):
 
 
 @njit(cache=True)
-def absorb_pair(i, j, reward, threshold, rho, sums, counts, above, below, above_value, below_value):
-    """Record a reward of pair ``(i, j)``: bet on it against ``mu_TH`` in both directions."""
-    sums[i, j] += reward
-    counts[i, j] += 1
+def bernoulli_steps(threshold, rho):
+    """The log-capital steps of the rewards 0 and 1, once per run (a table for :func:`absorb_pair`).
+
+    Rows: the pair tests' above and below steps at 0, then at 1; then the arm test's
+    steps ``ln(1 + rho_g z)`` at ``z = -1, 0, 1``. Bernoulli rewards take only these
+    values, so the tests add these very floats (the same expressions at the same
+    arguments) without a ``log1p`` each.
+    """
+    steps = np.empty((7, rho.size))
     up = 1.0 / threshold
     down = 1.0 / (1.0 - threshold)
-    for g in range(rho.size):
-        above[i, j, g] += math.log1p(rho[g] * up * (reward - threshold))
-        below[i, j, g] += math.log1p(rho[g] * down * (threshold - reward))
-    above_value[i, j] = _log_mixture(above[i, j])
-    below_value[i, j] = _log_mixture(below[i, j])
+    for k in range(2):
+        reward = float(k)
+        for g in range(rho.size):
+            steps[k, g] = math.log1p(rho[g] * up * (reward - threshold))
+            steps[2 + k, g] = math.log1p(rho[g] * down * (threshold - reward))
+    for k in range(3):
+        for g in range(rho.size):
+            steps[4 + k, g] = math.log1p(rho[g] * float(k - 1))
+    return steps
 
 
 @njit(cache=True)
-def absorb_arm_round(a, b, leader_values, other_values, rho, arm_test, rounds, arm_log, arm_sum, arm_square,
+def absorb_pair(i, j, reward, threshold, rho, steps, sums, counts, pair, above, below, above_value, below_value):
+    """Record a reward of pair ``(i, j)``: bet on it against ``mu_TH`` in both directions.
+
+    ``steps`` is :func:`bernoulli_steps` (used for a reward of exactly 0 or 1).
+    ``pair`` keeps, per pair, what the sampling rule reads of it and which changes
+    only here: the mean, :func:`_pair_rate` and ``ln`` of the count. The pair's two
+    log e-values become NaN, to be computed when a round reads them (:func:`refresh_values`).
+    """
+    sums[i, j] += reward
+    counts[i, j] += 1
+    if reward == 0.0 or reward == 1.0:
+        k = int(reward)
+        for g in range(rho.size):
+            above[i, j, g] += steps[k, g]
+            below[i, j, g] += steps[2 + k, g]
+    else:
+        up = 1.0 / threshold
+        down = 1.0 / (1.0 - threshold)
+        for g in range(rho.size):
+            above[i, j, g] += math.log1p(rho[g] * up * (reward - threshold))
+            below[i, j, g] += math.log1p(rho[g] * down * (threshold - reward))
+    above_value[i, j] = math.nan
+    below_value[i, j] = math.nan
+    mean = sums[i, j] / counts[i, j]
+    pair[0, i, j] = mean
+    pair[1, i, j] = _pair_rate(mean, threshold)
+    pair[2, i, j] = math.log(counts[i, j])
+
+
+@njit(cache=True)
+def refresh_values(answer, above, below, above_value, below_value):
+    """Compute the log e-values a round reads that are NaN (:func:`absorb_pair`).
+
+    A round reads the above tests of the answer's pairs and the below tests of every
+    other arm's pairs (:func:`weakest_value`, :func:`betting_decide`). A mixture is a
+    function of its log-capitals alone, so computing it when it is read gives the
+    float computing it at every reward would; most rewards then cost one mixture, not two.
+    """
+    n, m = above_value.shape
+    for i in range(n):
+        for j in range(m):
+            if i == answer:
+                if math.isnan(above_value[i, j]):
+                    above_value[i, j] = _log_mixture(above[i, j])
+            elif math.isnan(below_value[i, j]):
+                below_value[i, j] = _log_mixture(below[i, j])
+
+
+@njit(cache=True)
+def absorb_arm_round(a, b, leader_values, other_values, rho, steps, arm_test, rounds, arm_log, arm_sum, arm_square,
                      arm_value):
     """Add one complete arm-round to the test "``a`` above ``b``" (``rounds[a, b] += 1``).
 
     ``arm_test`` 1 (product): log-capital ``sum_j ln(1 + lambda z_j)`` with
     ``z_j = X_aj - X_bj``, and ``arm_sum``/``arm_square`` collect ``sum_j z_j`` and
     ``sum_j z_j^2``; 2 (average): ``ln(1 + lambda D)`` with ``D = mean_j z_j``, and
-    they collect ``D`` and ``D^2``.
+    they collect ``D`` and ``D^2``. ``steps`` is :func:`bernoulli_steps` (a difference of
+    exactly -1, 0 or 1 in the product).
     """
     m = leader_values.size
     total = 0.0
@@ -140,7 +201,11 @@ def absorb_arm_round(a, b, leader_values, other_values, rho, arm_test, rounds, a
         for g in range(rho.size):
             growth = 0.0
             for j in range(m):
-                growth += math.log1p(rho[g] * (leader_values[j] - other_values[j]))
+                z = leader_values[j] - other_values[j]
+                if z == -1.0 or z == 0.0 or z == 1.0:
+                    growth += steps[5 + int(z), g]
+                else:
+                    growth += math.log1p(rho[g] * z)
             arm_log[a, b, g] += growth
         arm_sum[a, b] += total
         arm_square[a, b] += square
@@ -155,9 +220,9 @@ def absorb_arm_round(a, b, leader_values, other_values, rho, arm_test, rounds, a
 
 
 @njit(cache=True)
-def betting_answer(sums, counts, threshold):
+def betting_answer(means, threshold):
     """The empirical answer of the pair means (an arm, or -1 for "infeasible")."""
-    answer, _ = answer_kernel(sums / counts, threshold)
+    answer, _ = answer_kernel(means, threshold)
     return answer
 
 
@@ -216,17 +281,20 @@ def weakest_value(answer, above_value, below_value, arm_value, use_arm_test):
 
 
 @njit(cache=True)
-def betting_decide(answer, counts, sums, above_value, below_value, arm_count, rounds, arm_sum, arm_square,
-                   arm_value, threshold, level, arm_test, sampling, pulls):
+def betting_decide(answer, counts, pair, arm_log_samples, above_value, below_value, arm_count, rounds, arm_sum,
+                   arm_square, arm_value, threshold, level, arm_test, sampling, pulls):
     """The stopping rule and the sampling rule of one round (notebook 12, sections 2, 3 and 7).
 
     The caller has brought the arm tests "``answer`` above ``b``" up to
     ``min(arm_count[answer], arm_count[b])`` rounds (:func:`absorb_arm_round`).
+    ``pair`` holds the pair means, rates and log counts (:func:`absorb_pair`),
+    ``arm_log_samples`` the ``ln`` of each arm's samples.
     ``sampling`` is :data:`SAMPLING_WEAKEST`, :data:`SAMPLING_UNIFORM` or
     :data:`SAMPLING_LEVEL_FREE`. Returns the answer, or :data:`CONTINUE` after filling ``pulls``.
     """
     n, m = counts.shape
-    means = sums / counts
+    means = pair[0]
+    rates = pair[1]
     use_arm_test = arm_test > 0 and answer >= 0
     pulls[:, :] = False
     # Stopping: the smallest log e-value over the alternatives must reach the level.
@@ -264,8 +332,8 @@ def betting_decide(answer, counts, sums, above_value, below_value, arm_count, ro
             value = above_value[answer, j]
             score = 0.0
             if means[answer, j] > threshold:
-                score = counts[answer, j] * _pair_rate(means[answer, j], threshold)
-            score += math.log(counts[answer, j])
+                score = counts[answer, j] * rates[answer, j]
+            score += pair[2, answer, j]
             if (value < cut or (inclusive and value == cut)) and (
                     score < chosen or (score == chosen and value < chosen_value)):
                 chosen, chosen_value, weakest_kind, weakest_index = score, value, 0, j
@@ -277,14 +345,11 @@ def betting_decide(answer, counts, sums, above_value, below_value, arm_count, ro
         for j in range(m):
             value = max(value, below_value[b, j])
             if means[b, j] < threshold:
-                score = max(score, counts[b, j] * _pair_rate(means[b, j], threshold))
+                score = max(score, counts[b, j] * rates[b, j])
         if use_arm_test:
             value = max(value, arm_value[answer, b])
             score = max(score, rounds[answer, b] * _arm_rate(answer, b, m, arm_test, rounds, arm_sum, arm_square))
-        arm_samples = 0
-        for j in range(m):
-            arm_samples += counts[b, j]
-        score += math.log(arm_samples)
+        score += arm_log_samples[b]
         if (value < cut or (inclusive and value == cut)) and (
                 score < chosen or (score == chosen and value < chosen_value)):
             chosen, chosen_value, weakest_kind, weakest_index = score, value, 1, b
@@ -302,9 +367,9 @@ def betting_decide(answer, counts, sums, above_value, below_value, arm_count, ro
     for j in range(m):
         if means[b, j] < threshold:
             if sampling == SAMPLING_LEVEL_FREE:
-                cost = -_pair_rate(means[b, j], threshold)
+                cost = -rates[b, j]
             else:
-                cost = (level - below_value[b, j]) / _pair_rate(means[b, j], threshold)
+                cost = (level - below_value[b, j]) / rates[b, j]
             if cost < pair_cost:
                 pair_cost, pair_attribute = cost, j
     arm_cost = math.inf
@@ -337,10 +402,19 @@ def betting_decide(answer, counts, sums, above_value, below_value, arm_count, ro
 
 @njit(cache=True)
 def _new_state(n, m, g):
-    """The statistics of a run: pair sums and counts, pair and arm log-capitals."""
-    return (np.zeros((n, m)), np.zeros((n, m), dtype=np.int64), np.zeros((n, m, g)), np.zeros((n, m, g)),
-            np.zeros((n, m)), np.zeros((n, m)), np.zeros((n, n), dtype=np.int64), np.zeros((n, n, g)),
-            np.zeros((n, n)), np.zeros((n, n)), np.full((n, n), -math.inf))
+    """The statistics of a run: pair sums, counts and :func:`absorb_pair`'s ``pair``, pair and arm log-capitals."""
+    return (np.zeros((n, m)), np.zeros((n, m), dtype=np.int64), np.zeros((3, n, m)), np.zeros((n, m, g)),
+            np.zeros((n, m, g)), np.zeros((n, m)), np.zeros((n, m)), np.zeros((n, n), dtype=np.int64),
+            np.zeros((n, n, g)), np.zeros((n, n)), np.zeros((n, n)), np.full((n, n), -math.inf))
+
+
+@njit(cache=True)
+def _arm_log_samples(counts, i, out):
+    """``ln`` of arm ``i``'s samples (the TCI penalty of the sampling rule) into ``out[i]``."""
+    samples = 0
+    for j in range(counts.shape[1]):
+        samples += counts[i, j]
+    out[i] = math.log(samples)
 
 
 @njit(cache=True)
@@ -353,8 +427,10 @@ def betting_kernel(means, threshold, keys, exponents, model, max_samples, rho, l
     level would give (notebook 12, section 7).
     """
     n, m = means.shape
-    (sums, counts, above, below, above_value, below_value, rounds, arm_log, arm_sum, arm_square,
+    (sums, counts, pair, above, below, above_value, below_value, rounds, arm_log, arm_sum, arm_square,
      arm_value) = _new_state(n, m, rho.size)
+    steps = bernoulli_steps(threshold, rho)
+    arm_log_samples = np.zeros(n)
     stops = new_stops(levels.size, (n, m))
     everywhere = np.ones(levels.size, dtype=np.bool_)
     top = levels.max()
@@ -365,11 +441,13 @@ def betting_kernel(means, threshold, keys, exponents, model, max_samples, rho, l
     first, _ = first_round(keys, means, exponents, model, 1)
     for i in range(n):
         for j in range(m):
-            absorb_pair(i, j, first[i, j], threshold, rho, sums, counts, above, below, above_value, below_value)
+            absorb_pair(i, j, first[i, j], threshold, rho, steps, sums, counts, pair, above, below, above_value,
+                        below_value)
+        _arm_log_samples(counts, i, arm_log_samples)
     samples = n * m
     n_rounds = 1
     while True:
-        answer = betting_answer(sums, counts, threshold)
+        answer = betting_answer(pair[0], threshold)
         if arm_test > 0 and answer >= 0:
             a = answer
             for b in range(n):
@@ -380,13 +458,14 @@ def betting_kernel(means, threshold, keys, exponents, model, max_samples, rho, l
                     for j in range(m):
                         leader_values[j] = draw(keys[a, j], k, means[a, j], exponents[a, j], model)
                         other_values[j] = draw(keys[b, j], k, means[b, j], exponents[b, j], model)
-                    absorb_arm_round(a, b, leader_values, other_values, rho, arm_test, rounds, arm_log, arm_sum,
-                                     arm_square, arm_value)
+                    absorb_arm_round(a, b, leader_values, other_values, rho, steps, arm_test, rounds, arm_log,
+                                     arm_sum, arm_square, arm_value)
+        refresh_values(answer, above, below, above_value, below_value)
         if levels.size > 1:
             weakest = weakest_value(answer, above_value, below_value, arm_value, arm_test > 0 and answer >= 0)
             record_stops(stops, levels <= weakest, answer, samples, n_rounds, counts, True)
-        decision = betting_decide(answer, counts, sums, above_value, below_value, arm_count, rounds, arm_sum,
-                                  arm_square, arm_value, threshold, top, arm_test, sampling, pulls)
+        decision = betting_decide(answer, counts, pair, arm_log_samples, above_value, below_value, arm_count, rounds,
+                                  arm_sum, arm_square, arm_value, threshold, top, arm_test, sampling, pulls)
         if decision != CONTINUE:
             record_stops(stops, everywhere, decision, samples, n_rounds, counts, True)
             return stops
@@ -396,12 +475,17 @@ def betting_kernel(means, threshold, keys, exponents, model, max_samples, rho, l
             return stops
         for i in range(n):
             fewest = counts[i, 0] + 1
+            pulled = False
             for j in range(m):
                 if pulls[i, j]:
                     reward = draw(keys[i, j], counts[i, j], means[i, j], exponents[i, j], model)
-                    absorb_pair(i, j, reward, threshold, rho, sums, counts, above, below, above_value, below_value)
+                    absorb_pair(i, j, reward, threshold, rho, steps, sums, counts, pair, above, below, above_value,
+                                below_value)
+                    pulled = True
                 fewest = min(fewest, counts[i, j])
             arm_count[i] = fewest
+            if pulled:
+                _arm_log_samples(counts, i, arm_log_samples)
         samples += n_new
         n_rounds += 1
 
@@ -433,9 +517,10 @@ class BettingGBAI:
 
     def reset(self, n_arms: int, n_attributes: int) -> None:
         self.rho = bet_grid()
-        (self.sums, self.counts, self.above, self.below, self.above_value, self.below_value, self.rounds,
+        (self.sums, self.counts, self.pair, self.above, self.below, self.above_value, self.below_value, self.rounds,
          self.arm_log, self.arm_sum, self.arm_square, self.arm_value) = _new_state(n_arms, n_attributes,
                                                                                    self.rho.size)
+        self.arm_log_samples = np.zeros(n_arms)
         self.level: float | None = None
 
     def decide(self, state: RoundState) -> Decision:
@@ -444,13 +529,16 @@ class BettingGBAI:
             self.level = rejection_level(n, m, state.delta, self.union)
         observations = state.observations
         threshold = float(state.threshold)
+        steps = bernoulli_steps(threshold, self.rho)
         for i in range(n):
             for j in range(m):
                 while self.counts[i, j] < state.counts[i, j]:
-                    absorb_pair(i, j, float(observations[i][j][self.counts[i, j]]), threshold, self.rho, self.sums,
-                                self.counts, self.above, self.below, self.above_value, self.below_value)
+                    absorb_pair(i, j, float(observations[i][j][self.counts[i, j]]), threshold, self.rho, steps,
+                                self.sums, self.counts, self.pair, self.above, self.below, self.above_value,
+                                self.below_value)
+            _arm_log_samples(self.counts, i, self.arm_log_samples)
         arm_count = self.counts.min(axis=1)
-        answer = int(betting_answer(self.sums, self.counts, threshold))
+        answer = int(betting_answer(self.pair[0], threshold))
         if self.arm_test > 0 and answer >= 0:
             a = answer
             for b in range(n):
@@ -460,12 +548,13 @@ class BettingGBAI:
                 for k in range(self.rounds[a, b], min(arm_count[a], arm_count[b])):
                     leader = np.array([observations[a][j][k] for j in range(m)], dtype=np.float64)
                     other = np.array([observations[b][j][k] for j in range(m)], dtype=np.float64)
-                    absorb_arm_round(a, b, leader, other, self.rho, self.arm_test, self.rounds, self.arm_log,
+                    absorb_arm_round(a, b, leader, other, self.rho, steps, self.arm_test, self.rounds, self.arm_log,
                                      self.arm_sum, self.arm_square, self.arm_value)
+        refresh_values(answer, self.above, self.below, self.above_value, self.below_value)
         pulls = np.zeros((n, m), dtype=bool)
-        answer = betting_decide(answer, self.counts, self.sums, self.above_value, self.below_value, arm_count,
-                                self.rounds, self.arm_sum, self.arm_square, self.arm_value, threshold, self.level,
-                                self.arm_test, self.sampling, pulls)
+        answer = betting_decide(answer, self.counts, self.pair, self.arm_log_samples, self.above_value,
+                                self.below_value, arm_count, self.rounds, self.arm_sum, self.arm_square,
+                                self.arm_value, threshold, self.level, self.arm_test, self.sampling, pulls)
         return Decision.sample(pulls) if answer == CONTINUE else Decision.stop(int(answer))
 
 
