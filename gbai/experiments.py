@@ -18,9 +18,10 @@ import pandas as pd
 
 from .asrun.instances import PUBLISHED_EXPERIMENTS
 from .cache import cached
-from .limits.characteristic_time import lower_bound_tstar, matching_divergence
+from .limits.characteristic_time import characteristic_time, matching_divergence
+from .limits.divergences import kl_bernoulli_scalar
 from .paper.instances import EXPERIMENTS, PAPER_DELTA, Experiment
-from .paper.model import NO_ANSWER, Instance
+from .paper.model import NO_ANSWER, Instance, check_delta
 from .simulation import delta_list, sweep
 
 __all__ = ["error_rates", "experiment_grid", "get_experiment", "paired_comparison", "paired_difference",
@@ -48,16 +49,18 @@ def experiment_grid(name: str) -> tuple[float, ...]:
 
 def stored_limit(instance: Instance, delta: float, divergence: str = "bernoulli",
                  cache_dir: str | Path | None = "default") -> float:
-    """``T*(mu) kl(delta, 1 - delta)`` (:func:`gbai.lower_bound_tstar`), kept in the result cache.
+    """``T*(mu) kl(delta, 1 - delta)`` (:func:`gbai.lower_bound_tstar`), with ``T*`` kept in the result cache.
 
-    ``K_inf`` limits take seconds each and every experiment notebook needs them;
+    ``K_inf`` limits take seconds each and every experiment notebook needs them. ``T*``
+    does not depend on delta, so it is stored once per instance and divergence and
+    multiplied by ``kl`` as :func:`gbai.lower_bound_tstar` does (the same float);
     ``cache_dir=None`` computes without the cache.
     """
-    payload = {"means": instance.means.tolist(), "threshold": float(instance.threshold), "delta": float(delta),
-               "divergence": divergence}
+    delta = check_delta(delta)
+    payload = {"means": instance.means.tolist(), "threshold": float(instance.threshold), "divergence": divergence}
     stored = cached("limits", payload, ("gbai.limits.characteristic_time",),
-                    lambda: {"value": np.array(lower_bound_tstar(instance, delta, divergence))}, cache_dir)
-    return float(stored["value"])
+                    lambda: {"T_star": np.array(characteristic_time(instance, divergence).T_star)}, cache_dir)
+    return float(stored["T_star"]) * kl_bernoulli_scalar(delta, 1.0 - delta)
 
 
 def sweep_experiment(

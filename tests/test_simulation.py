@@ -246,15 +246,20 @@ def test_summary_counts_crashed_runs_apart_from_the_budget():
     assert row["error_rate"] == 0.5
 
 
-def test_stored_limit_reads_back_bit_for_bit_and_keys_on_delta(tmp_path):
+def test_stored_limit_reads_back_bit_for_bit_and_stores_t_star_once_for_every_delta(tmp_path):
     instance = gbai.paper_instance("exp1", 0.33)
     first = gbai.stored_limit(instance, 0.1, "bernoulli", tmp_path)
     stored = list((tmp_path / "limits").rglob("*.npz"))
     assert len(stored) == 1
     assert gbai.stored_limit(instance, 0.1, "bernoulli", tmp_path) == first == gbai.lower_bound_tstar(instance, 0.1)
-    # The file is what is read: a changed value would come back as it is on disk.
-    gbai.cache.store(stored[0], {"value": np.array(first * 2)})
+    # T* does not depend on delta: another delta reads the same file, and is the limit at that delta, bit for bit.
+    assert gbai.stored_limit(instance, 1e-10, "bernoulli", tmp_path) == gbai.lower_bound_tstar(instance, 1e-10)
+    assert len(list((tmp_path / "limits").rglob("*.npz"))) == 1
+    # The file is what is read: a changed T* comes back as it is on disk, at every delta.
+    gbai.cache.store(stored[0], {"T_star": np.array(2 * gbai.characteristic_time(instance).T_star)})
     assert gbai.stored_limit(instance, 0.1, "bernoulli", tmp_path) == first * 2
-    gbai.stored_limit(instance, 0.05, "bernoulli", tmp_path)
-    assert len(list((tmp_path / "limits").rglob("*.npz"))) == 2
+    gbai.stored_limit(instance, 0.1, "kinf", tmp_path)
+    assert len(list((tmp_path / "limits").rglob("*.npz"))) == 2, "one T* per divergence"
     assert gbai.stored_limit(instance, 0.1, "bernoulli", None) == first
+    with pytest.raises(ValueError, match="delta"):
+        gbai.stored_limit(instance, 1.5, "bernoulli", tmp_path)
