@@ -26,14 +26,14 @@ from .asrun.variants import run_variant
 from .beyond.betting import BETTING_OPTIONS, BettingGBAI, level_free, run_betting
 from .beyond.css_lucb_plus import PLUS_OPTIONS, CSSLUCBPlus, run_css_lucb_plus
 from .beyond.lma_glr import LMAGLR, run_lma_glr
-from .beyond.references import STOPPING_RULES, run_reference
+from .beyond.references import STOPPING_RULES, run_reference, run_references
 from .fast.paper import run_kernel
 from .paper import CSSLUCB, ActionElimination, FeasibilityThenBAI
 from .paper.engine import Policy
 from .paper.model import Instance
 
 __all__ = ["ALGORITHMS", "PAPER_ALGORITHMS", "RECOMMENDED", "REFERENCES", "Algorithm", "Resolved", "canonical_spec",
-           "get_algorithm", "resolve"]
+           "get_algorithm", "resolve", "run_together"]
 
 #: ``kernel(instance, deltas, keys, model, max_samples, options) -> [(answer, samples, rounds, counts, stopped), ...]``:
 #: one pass of one seed; ``deltas`` a 1-D float array of distinct levels in (0, 1) (:meth:`Resolved.run_fast`).
@@ -53,7 +53,10 @@ class Algorithm:
     a vector of deltas (:data:`Kernel`). ``level_free(options)`` is true for the specs
     whose sampling never reads delta (none when it is ``None``): :meth:`Resolved.run_fast`
     gives their kernel the whole vector, and it plays the seed once, recording the stop
-    of each delta; the others' kernel is called once per delta.
+    of each delta; the others' kernel is called once per delta. ``stop_option`` names an
+    option that only the stopping rule reads, and ``together(instance, deltas, keys, model,
+    max_samples, [options, ...])`` runs several values of it in one pass (one list of runs
+    per options): specs that differ in it alone share the pass (:func:`run_together`).
     """
 
     name: str
@@ -65,6 +68,8 @@ class Algorithm:
     presets: dict[str, dict[str, str]] = field(default_factory=dict)
     as_run: Kernel | None = None
     level_free: Callable[[dict], bool] | None = None
+    stop_option: str | None = None
+    together: Callable[..., list] | None = None
 
     @property
     def modules(self) -> tuple[str, ...]:
@@ -115,6 +120,28 @@ class Resolved:
         free = self.algorithm.level_free
         return not self.as_run and free is not None and free(self.options)
 
+    @property
+    def pass_key(self) -> tuple | None:
+        """Specs with the same key share one pass (:func:`run_together`); ``None``: a pass of its own."""
+        option = self.algorithm.stop_option
+        if option is None or not self.level_free:
+            return None
+        return self.algorithm.name, tuple(sorted((key, value) for key, value in self.options.items() if key != option))
+
+
+def run_together(specs: list[Resolved], instance: Instance, deltas: np.ndarray, keys: np.ndarray, model: int,
+                 max_samples: int) -> list[list[tuple]]:
+    """:meth:`Resolved.run_fast` of each spec on one seed, in one pass when they share a :attr:`Resolved.pass_key`.
+
+    One list of runs per spec, one run per delta; each run is the one the spec alone gives.
+    """
+    if len(specs) == 1:
+        return [specs[0].run_fast(instance, deltas, keys, model, max_samples)]
+    key = specs[0].pass_key
+    if key is None or any(spec.pass_key != key for spec in specs):
+        raise ValueError(f"specs {[spec.spec for spec in specs]} do not share a pass")
+    return specs[0].algorithm.together(instance, deltas, keys, model, max_samples, [spec.options for spec in specs])
+
 
 def _always(options: dict) -> bool:
     """For a rule whose sampling never reads delta, whatever its options (LMA-GLR, the references)."""
@@ -148,7 +175,8 @@ ALGORITHMS: dict[str, Algorithm] = {
 
 def _reference(sampling: str, title: str) -> Algorithm:
     return Algorithm(sampling, title, "beyond the paper: gbai.beyond.references", None,
-                     partial(run_reference, sampling), {"stopping": STOPPING_RULES}, level_free=_always)
+                     partial(run_reference, sampling), {"stopping": STOPPING_RULES}, level_free=_always,
+                     stop_option="stopping", together=partial(run_references, sampling))
 
 
 #: The plain best-arm references (:mod:`gbai.beyond.references`), by sampling rule: option ``stopping`` picks

@@ -12,8 +12,12 @@ and by :func:`sweep`. A spec whose sampling never reads delta
 (:attr:`gbai.algorithms.Resolved.level_free`: LMA-GLR, Betting-GBAI with
 ``sampling=level-free``) then plays each seed once, recording the stop of every
 delta, and each delta's results are cached as its own sweep would store them; other
-specs play it once per delta. A sweep checks its deltas and resolves its specs once,
-and its table has a ``delta`` column when delta is given as a list (:func:`delta_list`).
+specs play it once per delta. Specs that differ only in what their stopping rule
+reads (the best-arm references' ``stopping``: :attr:`gbai.algorithms.Resolved.pass_key`)
+share each seed's pass in a sweep, every stop checked after every sample, and each
+spec's runs are cached as its own sweep would store them. A sweep checks its deltas
+and resolves its specs once, and its table has a ``delta`` column when delta is given
+as a list (:func:`delta_list`).
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-from .algorithms import Resolved, resolve
+from .algorithms import Resolved, resolve, run_together
 from .cache import default_cache_dir, fingerprint, load, result_path, store
 from .paper.engine import DEFAULT_MAX_SAMPLES, RunResult, StepEngine, check_max_samples
 from .paper.instances import PAPER_DELTA
@@ -160,30 +164,40 @@ class _Chunk:
         return result_path(cache, "runs", payload, _modules(self.resolved))
 
 
-def _run_chunk(chunk: _Chunk) -> dict[float, dict[str, np.ndarray]]:
-    """Simulate one chunk at each of its deltas (module level so that process pools can pickle it)."""
-    instance = Instance(chunk.means, chunk.threshold)
-    levels = np.array(chunk.deltas, dtype=np.float64)
-    code = reward_code(chunk.reward)
-    n = chunk.stop - chunk.start
-    out = {delta: {
+def _run_chunks(chunks: tuple[_Chunk, ...]) -> list[dict[float, dict[str, np.ndarray]]]:
+    """Simulate chunks of the same runs of one instance at each of their deltas, in one pass per seed.
+
+    One chunk, or chunks whose specs share a pass (:func:`gbai.algorithms.run_together`):
+    the pass then plays the deltas any of them misses (module level so that process
+    pools can pickle it).
+    """
+    first = chunks[0]
+    instance = Instance(first.means, first.threshold)
+    deltas = tuple(dict.fromkeys(delta for chunk in chunks for delta in chunk.deltas))
+    levels = np.array(deltas, dtype=np.float64)
+    code = reward_code(first.reward)
+    n = first.stop - first.start
+    outs = [{delta: {
         "answer": np.empty(n, dtype=np.int64),
         "samples": np.empty(n, dtype=np.int64),
         "rounds": np.empty(n, dtype=np.int64),
         "stopped": np.empty(n, dtype=bool),
-        "counts": np.empty((n, *chunk.means.shape), dtype=np.int64),
-    } for delta in chunk.deltas}
-    for k, r in enumerate(range(chunk.start, chunk.stop)):
-        keys = pair_keys(run_seed(chunk.seed, r), instance.n_arms, instance.n_attributes)
-        runs = chunk.resolved.run_fast(instance, levels, keys, code, chunk.max_samples)
-        for delta, (answer, samples, rounds, counts, stopped) in zip(chunk.deltas, runs):
-            data = out[delta]
-            data["answer"][k] = answer
-            data["samples"][k] = samples
-            data["rounds"][k] = rounds
-            data["stopped"][k] = stopped
-            data["counts"][k] = counts
-    return out
+        "counts": np.empty((n, *first.means.shape), dtype=np.int64),
+    } for delta in chunk.deltas} for chunk in chunks]
+    specs = [chunk.resolved for chunk in chunks]
+    for k, r in enumerate(range(first.start, first.stop)):
+        keys = pair_keys(run_seed(first.seed, r), instance.n_arms, instance.n_attributes)
+        for out, runs in zip(outs, run_together(specs, instance, levels, keys, code, first.max_samples)):
+            for delta, (answer, samples, rounds, counts, stopped) in zip(deltas, runs):
+                if delta not in out:
+                    continue
+                data = out[delta]
+                data["answer"][k] = answer
+                data["samples"][k] = samples
+                data["rounds"][k] = rounds
+                data["stopped"][k] = stopped
+                data["counts"][k] = counts
+    return outs
 
 
 # ----------------------------------------------------------------------- sweep
@@ -236,6 +250,7 @@ def sweep(
         be a list: each seed is run by :func:`run_deltas` (once for all of them when the
         spec's sampling never reads delta), and each delta's runs are cached under the
         same key as a sweep at that delta alone, so either sweep reads the other's runs.
+        Specs that share a pass (:func:`gbai.algorithms.run_together`) are run together.
     workers:
         Processes to spread chunks over when no executor is given (default: all
         cores); 1 runs everything in this process.
@@ -293,10 +308,11 @@ def sweep(
             cells.append((instance_name, algorithm, chunks))
 
     # Each delta's runs are their own cache entry; the deltas a chunk misses are
-    # computed together (in one pass for a spec whose sampling ignores delta).
+    # computed together (in one pass for a spec whose sampling ignores delta), and
+    # with the same runs of the specs that share its pass (the references' stops).
     results: dict[_ChunkId, dict[float, dict[str, np.ndarray]]] = {}
-    pending: list[tuple[_ChunkId, _Chunk, dict[float, Path | None]]] = []
-    for cell_index, (_, _, chunks) in enumerate(cells):
+    pending: dict[tuple, list[tuple[_ChunkId, _Chunk, dict[float, Path | None]]]] = {}
+    for cell_index, (instance_name, _, chunks) in enumerate(cells):
         for chunk_index, chunk in enumerate(chunks):
             found, missing = {}, {}
             for value in chunk.deltas:
@@ -308,7 +324,10 @@ def sweep(
                     missing[value] = path
             results[(cell_index, chunk_index)] = found
             if missing:
-                pending.append(((cell_index, chunk_index), replace(chunk, deltas=tuple(missing)), missing))
+                shared = chunk.resolved.pass_key
+                group = (instance_name, chunk_index, shared) if shared is not None else (cell_index, chunk_index)
+                pending.setdefault(group, []).append(
+                    ((cell_index, chunk_index), replace(chunk, deltas=tuple(missing)), missing))
 
     total = len(cells) * n_runs * len(deltas)
     bar_options = {"total": total, "unit": "run", "desc": "sweep", "smoothing": 0.05}
@@ -316,7 +335,7 @@ def sweep(
         bar_options["disable"] = True
     with tqdm(**bar_options) as bar:
         bar.update(sum(len(data["answer"]) for found in results.values() for data in found.values()))
-        _compute(pending, results, bar, workers, executor)
+        _compute(list(pending.values()), results, bar, workers, executor)
 
     frames = []
     for value in deltas:
@@ -352,28 +371,28 @@ _ChunkId = tuple[int, int]
 
 
 def _compute(pending, results, bar, workers, executor) -> None:
-    """Run the missing chunks, storing each one as soon as it is done."""
+    """Run the missing chunks, a group of chunks sharing a pass at a time, storing each group as soon as it is done."""
     if not pending:
         return
 
-    def finish(chunk_id, paths, by_delta):
-        for value, data in by_delta.items():
-            if paths[value] is not None:
-                store(paths[value], data)
-            results[chunk_id][value] = data
-            bar.update(len(data["answer"]))
+    def finish(group, outs):
+        for (chunk_id, _, paths), by_delta in zip(group, outs):
+            for value, data in by_delta.items():
+                if paths[value] is not None:
+                    store(paths[value], data)
+                results[chunk_id][value] = data
+                bar.update(len(data["answer"]))
 
     if executor is None and workers == 1:
-        for chunk_id, chunk, path in pending:
-            finish(chunk_id, path, _run_chunk(chunk))
+        for group in pending:
+            finish(group, _run_chunks(tuple(chunk for _, chunk, _ in group)))
         return
     own_pool = executor is None
     pool = ProcessPoolExecutor(max_workers=workers) if own_pool else executor
     try:
-        futures = {pool.submit(_run_chunk, chunk): (chunk_id, path) for chunk_id, chunk, path in pending}
+        futures = {pool.submit(_run_chunks, tuple(chunk for _, chunk, _ in group)): group for group in pending}
         for future in as_completed(futures):
-            chunk_id, path = futures[future]
-            finish(chunk_id, path, future.result())
+            finish(futures[future], future.result())
     except BaseException:
         if own_pool:
             pool.shutdown(wait=False, cancel_futures=True)

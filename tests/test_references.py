@@ -322,3 +322,56 @@ def test_a_reference_runs_through_the_command_line(tmp_path, capsys):
                                                "attribute (M = 1)")
     assert main(arguments + ["--algorithm", "top-two:stopping=fast"]) == 2
     assert "option stopping must be one of" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("sampling", SAMPLING_RULES)
+def test_one_pass_over_every_stop_repeats_each_stop_alone(sampling):
+    # Neither sampling rule reads the stop: one pass that checks all five stops records,
+    # for each stop and delta, the run that stop alone gives. A budget cuts the runs of
+    # the third seed short at the smallest delta for some stops only.
+    from gbai.algorithms import resolve, run_together
+    from gbai.paper.rewards import pair_keys, reward_code
+
+    instance = Instance([[0.5], [0.45], [0.43], [0.4]], 0.05)
+    specs = [resolve(f"{sampling}:stopping={stopping}") for stopping in STOPPING_RULES]
+    deltas = np.array([1e-3, 0.2, 1e-8])
+    cut_short = 0
+    for r in range(3):
+        keys = pair_keys(gbai.run_seed(11, r), instance.n_arms, 1)
+        budget = 3_000 if r == 2 else 10_000_000
+        together = run_together(specs, instance, deltas, keys, reward_code("bernoulli"), budget)
+        assert len(together) == len(specs)
+        for spec, runs in zip(specs, together):
+            alone = spec.run_fast(instance, deltas, keys, reward_code("bernoulli"), budget)
+            for run, single in zip(runs, alone):
+                assert run[:3] == single[:3] and run[4] == single[4], (spec.spec, r)
+                np.testing.assert_array_equal(run[3], single[3])
+            cut_short += sum(not run[4] for run in runs)
+    assert cut_short > 0, "the budget must cut some run short, or the test misses the budget path"
+    with pytest.raises(ValueError, match="do not share a pass"):
+        run_together([specs[0], resolve("top-two" if sampling == "track-and-stop" else "track-and-stop")], instance,
+                     deltas, keys, reward_code("bernoulli"), 1000)
+
+
+def test_a_sweep_plays_the_stops_of_one_sampling_rule_in_one_pass(monkeypatch):
+    # bai_comparison's sweep: the references' stops share each chunk's pass, and the table
+    # is the one each spec's own sweep gives.
+    from gbai import simulation
+
+    instances = near_limit.bai_instances()
+    specs = ["track-and-stop", "track-and-stop:stopping=gk", "top-two", "top-two:stopping=oracle", "lma-glr"]
+    options = dict(n_runs=4, delta=[0.1, 0.01], seed=3, reward="bernoulli", workers=1, cache_dir=None,
+                   progress=False, chunk_size=2)
+    groups = []
+    real = simulation._run_chunks
+    monkeypatch.setattr(simulation, "_run_chunks", lambda chunks: groups.append(len(chunks)) or real(chunks))
+    table = gbai.sweep(instances, specs, **options)
+    # Per instance and chunk of runs: one pass for each sampling rule's two stops, one for LMA-GLR.
+    assert sorted(groups) == [1] * 4 + [2] * 8
+    monkeypatch.setattr(simulation, "_run_chunks", real)
+    for spec in specs:
+        alone = gbai.sweep(instances, [spec], **options)
+        mine = table[table["algorithm"] == spec].reset_index(drop=True)
+        columns = ["delta", "instance", "run", "answer", "samples", "rounds", "stopped"]
+        assert mine[columns].equals(alone[columns]), spec
+        assert all(np.array_equal(a, b) for a, b in zip(mine["counts"], alone["counts"])), spec

@@ -52,30 +52,31 @@ def test_run_seeds_are_shared_across_algorithms():
 def test_rerun_loads_from_cache(tmp_path, monkeypatch):
     first = _sweep(tmp_path)
     assert len(list(tmp_path.rglob("*.npz"))) == 2 * 2 * 3  # 10 runs in chunks of 4
-    monkeypatch.setattr(simulation, "_run_chunk", lambda chunk: pytest.fail("recomputed a cached chunk"))
+    monkeypatch.setattr(simulation, "_run_chunks", lambda chunks: pytest.fail("recomputed a cached chunk"))
     second = _sweep(tmp_path)
     pd.testing.assert_frame_equal(_without_counts(first), _without_counts(second))
 
 
 def test_interrupted_sweep_resumes(tmp_path, monkeypatch):
-    real = simulation._run_chunk
+    real = simulation._run_chunks
     calls = []
 
-    def interrupted(chunk):
+    def interrupted(chunks):
         if len(calls) == 5:
             raise KeyboardInterrupt
-        calls.append(chunk.path(tmp_path, chunk.deltas[0]))
-        return real(chunk)
+        calls.extend(chunk.path(tmp_path, chunk.deltas[0]) for chunk in chunks)
+        return real(chunks)
 
-    monkeypatch.setattr(simulation, "_run_chunk", interrupted)
+    monkeypatch.setattr(simulation, "_run_chunks", interrupted)
     with pytest.raises(KeyboardInterrupt):
         _sweep(tmp_path)
     assert len(list(tmp_path.rglob("*.npz"))) == 5
     assert not list(tmp_path.rglob("*.tmp"))
 
     resumed = []
-    monkeypatch.setattr(simulation, "_run_chunk",
-                        lambda chunk: resumed.append(chunk.path(tmp_path, chunk.deltas[0])) or real(chunk))
+    monkeypatch.setattr(simulation, "_run_chunks",
+                        lambda chunks: resumed.extend(chunk.path(tmp_path, chunk.deltas[0]) for chunk in chunks)
+                        or real(chunks))
     table = _sweep(tmp_path)
     assert len(resumed) == 12 - 5
     assert not set(resumed) & set(calls)
@@ -94,8 +95,8 @@ def test_interrupted_sweep_resumes(tmp_path, monkeypatch):
 def test_changed_parameters_never_reuse_entries(tmp_path, monkeypatch, change):
     _sweep(tmp_path)
     computed = []
-    real = simulation._run_chunk
-    monkeypatch.setattr(simulation, "_run_chunk", lambda chunk: computed.append(1) or real(chunk))
+    real = simulation._run_chunks
+    monkeypatch.setattr(simulation, "_run_chunks", lambda chunks: computed.extend(chunks) or real(chunks))
     _sweep(tmp_path, **change)
     assert len(computed) == 12
 
@@ -201,13 +202,13 @@ def test_any_tied_best_arm_counts_as_correct(monkeypatch):
     tie = gbai.Instance([[0.9, 0.5], [0.5, 0.9], [0.1, 0.1]], 0.3)
     answers = np.array([0, 1, 2, gbai.INFEASIBLE, gbai.NO_ANSWER])
 
-    def fabricated(chunk):
-        n = chunk.stop - chunk.start
-        return {delta: {"answer": answers[:n], "samples": np.full(n, 10), "rounds": np.full(n, 2),
-                        "stopped": answers[:n] != gbai.NO_ANSWER, "counts": np.ones((n, 3, 2), dtype=np.int64)}
-                for delta in chunk.deltas}
+    def fabricated(chunks):
+        n = chunks[0].stop - chunks[0].start
+        return [{delta: {"answer": answers[:n], "samples": np.full(n, 10), "rounds": np.full(n, 2),
+                         "stopped": answers[:n] != gbai.NO_ANSWER, "counts": np.ones((n, 3, 2), dtype=np.int64)}
+                 for delta in chunk.deltas} for chunk in chunks]
 
-    monkeypatch.setattr(simulation, "_run_chunk", fabricated)
+    monkeypatch.setattr(simulation, "_run_chunks", fabricated)
     table = gbai.sweep({"tie": tie}, ["ae"], n_runs=5, workers=1, cache_dir=None, progress=False, chunk_size=5)
     assert table["correct"].tolist() == [True, True, False, False, False]
     assert table["error"].tolist() == [False, False, True, True, False]

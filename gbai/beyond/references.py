@@ -56,7 +56,7 @@ from .mixtures import kt_regret, overtake_bets
 
 __all__ = ["PROVEN_STOPPING_RULES", "SAMPLING_RULES", "STOPPING_RULES", "TOP_TWO_BETA", "bets_statistic",
            "gk_threshold", "heuristic_threshold", "kt_statistic", "optimal_proportions", "oracle_statistic",
-           "run_reference", "stopping_statistic"]
+           "run_reference", "run_references", "stopping_statistic"]
 
 #: Sampling rules of the references (the names of their registry entries).
 SAMPLING_RULES = ("track-and-stop", "top-two")
@@ -296,20 +296,22 @@ def stopping_statistic(stopping: str, means: np.ndarray, sums: np.ndarray, count
 
 
 @njit(cache=True)
-def _reference_pass(means, keys, exponents, model, deltas, max_samples, sampling, stopping):
-    """Run a reference once for every delta of ``deltas``: the stop records of :func:`gbai.fast.levels.new_stops`.
+def _reference_pass(means, keys, exponents, model, deltas, max_samples, sampling, stoppings):
+    """Run a reference once for every stop of ``stoppings`` and delta of ``deltas``: the stop records of
+    :func:`gbai.fast.levels.new_stops`, stop by stop (entry ``s L + l`` for stop ``s`` at delta ``l``).
 
-    ``sampling`` and ``stopping`` are codes in the order of :data:`SAMPLING_RULES` and
-    :data:`STOPPING_RULES`. The stop is checked after every sample. Neither sampling
-    rule looks at delta, so the run for a delta is the run that delta alone would give,
-    recorded when its stop holds (``counts`` is ``L x K``; ``rounds`` counts the first
-    round, then one per sample); the run ends when every delta has stopped, or at the
-    budget (answer NO_ANSWER). The ``"bets"`` statistic is
-    screened at the level of the largest pending delta, the lowest: a value at or
+    ``sampling`` and ``stoppings`` are codes in the order of :data:`SAMPLING_RULES` and
+    :data:`STOPPING_RULES`. Each stop is checked after every sample. Neither sampling
+    rule looks at delta or at the stop, so the run for a stop and a delta is the run
+    they alone would give, recorded when that stop holds (``counts`` is ``K``;
+    ``rounds`` counts the first round, then one per sample); the run ends when every
+    entry has stopped, or at the budget (answer NO_ANSWER). The ``"bets"`` statistic is
+    screened at the level of its largest pending delta, the lowest: a value at or
     below it is a bound, and no pending delta stops on it, as none would alone.
     """
     k = means.size
-    n_levels = deltas.size
+    n_deltas = deltas.size
+    n_levels = stoppings.size * n_deltas
     stops = new_stops(n_levels, (k,))
     stopped = stops[4]
     passed = np.zeros(n_levels, dtype=np.bool_)
@@ -322,13 +324,18 @@ def _reference_pass(means, keys, exponents, model, deltas, max_samples, sampling
     while True:
         mu_hat = sums / counts
         a = _empirical_best(mu_hat)
-        loosest = -1
-        for index in range(n_levels):
-            if not stopped[index] and (loosest < 0 or deltas[index] > deltas[loosest]):
-                loosest = index
-        statistic, _ = _statistic(stopping, means, sums, counts, a, t, deltas[loosest])
-        for index in range(n_levels):
-            passed[index] = statistic > _level(stopping, k, t, deltas[index])
+        for rule in range(stoppings.size):
+            base = rule * n_deltas
+            loosest = -1
+            for index in range(n_deltas):
+                if not stopped[base + index] and (loosest < 0 or deltas[index] > deltas[loosest]):
+                    loosest = index
+            if loosest < 0:  # this stop is done at every delta (record_stops passes over its entries)
+                continue
+            stopping = stoppings[rule]
+            statistic, _ = _statistic(stopping, means, sums, counts, a, t, deltas[loosest])
+            for index in range(n_deltas):
+                passed[base + index] = statistic > _level(stopping, k, t, deltas[index])
         if record_stops(stops, passed, a, t, t - k + 1, counts, True) == 0:
             return stops
         if t + 1 > max_samples:
@@ -388,14 +395,27 @@ def run_reference(sampling: str, instance: Instance, deltas: np.ndarray, keys: n
     serves every delta of ``deltas``, each entry identical to the run at that delta
     alone (neither sampling rule looks at delta); the pass costs about the run at the
     smallest delta. ``rounds`` counts the first round (every arm once) and then one
-    round per sample.
+    round per sample. :func:`run_references` runs several stops in the same pass.
     """
-    stopping = options["stopping"]
-    _check(instance, stopping)
+    return run_references(sampling, instance, deltas, keys, model, max_samples, [options])[0]
+
+
+def run_references(sampling: str, instance: Instance, deltas: np.ndarray, keys: np.ndarray, model: int,
+                   max_samples: int, options: list[dict]) -> list[list[tuple]]:
+    """:func:`run_reference` for each options of ``options`` (stops of one sampling rule), in one pass.
+
+    Neither sampling rule reads the stop, so the pass samples as each run alone would
+    and checks every stop after every sample: each list is, run for run, what
+    :func:`run_reference` gives with those options.
+    """
+    for choice in options:
+        _check(instance, choice["stopping"])
     means = np.ascontiguousarray(instance.means[:, 0], dtype=np.float64)
+    stoppings = np.array([STOPPING_RULES.index(choice["stopping"]) for choice in options], dtype=np.int64)
     stops = _reference_pass(
         means, np.ascontiguousarray(keys[:, 0]), np.ascontiguousarray(reward_exponents(means)), model,
-        np.asarray(deltas, dtype=np.float64), np.int64(max_samples), SAMPLING_RULES.index(sampling),
-        STOPPING_RULES.index(stopping))
-    return [(answer, samples, rounds, counts[:, None], stopped)
-            for answer, samples, rounds, counts, stopped in level_results(stops)]
+        np.asarray(deltas, dtype=np.float64), np.int64(max_samples), SAMPLING_RULES.index(sampling), stoppings)
+    results = [(answer, samples, rounds, counts[:, None], stopped)
+               for answer, samples, rounds, counts, stopped in level_results(stops)]
+    n_deltas = len(deltas)
+    return [results[rule * n_deltas:(rule + 1) * n_deltas] for rule in range(len(options))]
