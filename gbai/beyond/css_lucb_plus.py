@@ -26,7 +26,7 @@ from ..paper.engine import Decision, RoundState
 from ..paper.model import CONTINUE, NO_ANSWER
 from .confidence_sequences import ETA, K1, K2, STITCHING_S, stitched, stitched_log_constant, stitched_radius
 
-__all__ = ["CSSLUCBPlus", "PLUS_OPTIONS", "arm_rounds", "css_lucb_plus_kernel", "plus_decide", "plus_logs",
+__all__ = ["CSSLUCBPlus", "PLUS_OPTIONS", "arm_rounds", "css_lucb_plus_kernel", "new_sets", "plus_decide", "plus_logs",
            "run_css_lucb_plus"]
 
 #: Options of CSS-LUCB+: the first value of each is the default.
@@ -145,19 +145,17 @@ def arm_rounds(counts, i):
 
 
 @njit(cache=True)
-def plus_decide(pair_mean, pair_radius, arm_mean, arm_radius, counts, threshold, targeted, pulls):
+def plus_decide(pair_mean, pair_radius, arm_mean, arm_radius, counts, threshold, targeted, pulls, sets):
     """CSS-LUCB+'s decision for one round.
 
     Returns the answer (an arm, or -1 for infeasible) when ``F_t`` and ``P_t`` are
     disjoint; otherwise fills ``pulls`` and returns :data:`CONTINUE`. The sets, the
     stopping rule and ``i_t``, ``c_t`` are CSS-LUCB's (:func:`gbai.fast.paper.css_lucb_decision`);
-    the targeted sampling rule is stated in notebook 10 (section 2).
+    the targeted sampling rule is stated in notebook 10 (section 2). ``sets`` is
+    :func:`new_sets` of the arms, overwritten here (a run allocates it once, not every round).
     """
     n, m = pair_mean.shape
-    feasible = np.zeros(n, dtype=np.bool_)
-    perfect = np.zeros(n, dtype=np.bool_)
-    lower = np.empty(n)
-    upper = np.empty(n)
+    feasible, perfect, lower, upper = sets
     for i in range(n):
         lower[i] = arm_mean[i] - arm_radius[i]
         upper[i] = arm_mean[i] + arm_radius[i]
@@ -224,11 +222,17 @@ def plus_decide(pair_mean, pair_radius, arm_mean, arm_radius, counts, threshold,
 
 
 @njit(cache=True)
-def _advance_balanced(i, counts, last, keys, means, exponents, model, balanced, arm_count, arm_total, arm_spread):
-    """Absorb arm ``i``'s newly completed arm-rounds; True if there was any."""
+def new_sets(n):
+    """Room for :func:`plus_decide`'s sets: possibly feasible, surely feasible, lower and upper arm bounds."""
+    return np.zeros(n, dtype=np.bool_), np.zeros(n, dtype=np.bool_), np.empty(n), np.empty(n)
+
+
+@njit(cache=True)
+def _advance_balanced(i, counts, last, keys, means, exponents, model, balanced, arm_count, arm_total, arm_spread,
+                      values):
+    """Absorb arm ``i``'s newly completed arm-rounds (``values``: room for one); True if there was any."""
     m = counts.shape[1]
     fewest = arm_rounds(counts, i)
-    values = np.empty(m)
     changed = False
     while arm_count[i] < fewest:
         k = arm_count[i]
@@ -263,13 +267,15 @@ def css_lucb_plus_kernel(means, threshold, keys, exponents, model, max_samples, 
     pair_radius = np.zeros((n, m))
     arm_mean = np.zeros(n)
     arm_radius = np.zeros(n)
+    values = np.empty(m)
     for i in range(n):
         for j in range(m):
             _observe(i, j, last[i, j], sums, counts, spread)
             pair_mean[i, j] = sums[i, j] / counts[i, j]
             pair_radius[i, j] = _radius(counts[i, j], 2, 0.25, spread[i, j], mode, paper_log, logs[1], logs[2],
                                         counts[i, j])
-        _advance_balanced(i, counts, last, keys, means, exponents, model, balanced, arm_count, arm_total, arm_spread)
+        _advance_balanced(i, counts, last, keys, means, exponents, model, balanced, arm_count, arm_total, arm_spread,
+                          values)
         arm_mean[i] = _balanced_mean(balanced, arm_count, i)
         arm_radius[i] = _radius(arm_count[i], 2, proxy, arm_spread[i], mode, paper_log, logs[3], logs[4],
                                 arm_scale * arm_count[i])
@@ -277,6 +283,7 @@ def css_lucb_plus_kernel(means, threshold, keys, exponents, model, max_samples, 
     rounds = 1
     t = 2
     pulls = np.zeros((n, m), dtype=np.bool_)
+    sets = new_sets(n)
     while True:
         if mode == _PAPER:  # the paper's radius grows with the round index
             for i in range(n):
@@ -285,7 +292,7 @@ def css_lucb_plus_kernel(means, threshold, keys, exponents, model, max_samples, 
                                                 logs[2], counts[i, j])
                 arm_radius[i] = _radius(arm_count[i], t, proxy, arm_spread[i], mode, paper_log, logs[3], logs[4],
                                         arm_scale * arm_count[i])
-        answer = plus_decide(pair_mean, pair_radius, arm_mean, arm_radius, counts, threshold, targeted, pulls)
+        answer = plus_decide(pair_mean, pair_radius, arm_mean, arm_radius, counts, threshold, targeted, pulls, sets)
         if answer != CONTINUE:
             return answer, samples, rounds, counts, True
         n_new = pulls.sum()
@@ -303,7 +310,7 @@ def css_lucb_plus_kernel(means, threshold, keys, exponents, model, max_samples, 
                                                     logs[1], logs[2], counts[i, j])
                     touched = True
             if touched and _advance_balanced(i, counts, last, keys, means, exponents, model, balanced, arm_count,
-                                             arm_total, arm_spread):
+                                             arm_total, arm_spread, values):
                 arm_mean[i] = _balanced_mean(balanced, arm_count, i)
                 if mode != _PAPER:
                     arm_radius[i] = _radius(arm_count[i], t, proxy, arm_spread[i], mode, paper_log,
@@ -366,7 +373,7 @@ class CSSLUCBPlus:
                                for i in range(n)])
         pulls = np.zeros((n, m), dtype=bool)
         answer = plus_decide(state.means, pair_radius, arm_mean, arm_radius, state.counts, state.threshold,
-                              self.targeted, pulls)
+                              self.targeted, pulls, new_sets(n))
         return Decision.sample(pulls) if answer == CONTINUE else Decision.stop(answer)
 
 
