@@ -14,6 +14,7 @@ from gbai.beyond import confidence_sequences as thresholds
 from gbai.beyond.confidence_sequences import calibration, glr_threshold, stitched_boundary, stitched_radius
 from gbai.beyond.css_lucb_plus import plus_logs
 from gbai.beyond.lma_glr import alternative_evidence, glr_decide, stopping_level, weakest_evidence
+from gbai.limits.alternatives import KIND_BECOME_FEASIBLE, KIND_BEST_INFEASIBLE, KIND_OVERTAKE
 from gbai.paper.model import CONTINUE
 
 PLUS_VARIANTS = [
@@ -240,18 +241,37 @@ def test_the_weakest_evidence_is_the_smallest_of_all_above_its_floor(seed):
         states.append((np.round(means * counts) / counts, counts))
     exact = early = 0
     for means, counts in states:
-        answer, _, _, _, evidence = alternative_evidence(means, instance.threshold, counts)
+        table = alternative_evidence(means, instance.threshold, counts)
+        answer, evidence = table[0], table[4]
         smallest = -math.inf if np.isnan(evidence).any() else evidence.min(initial=math.inf)
         for floor in (-math.inf, smallest - 1.0, smallest, smallest + 1.0, math.inf):
-            got_answer, weakest = weakest_evidence(means, instance.threshold, counts, floor)
-            assert got_answer == answer
-            if smallest > floor:
-                assert weakest == smallest, (means, counts, floor)
-                exact += 1
-            else:
-                assert weakest <= floor
-                early += 1
+            # Whichever alternative is computed first (the kernel passes the last check's), the same minimum.
+            for first in (-1, *rng.integers(0, sum(counts.shape), size=2)):
+                got_answer, weakest, at = weakest_evidence(means, instance.threshold, counts, floor, first)
+                assert got_answer == answer
+                if smallest > floor:
+                    assert weakest == smallest and at == -1, (means, counts, floor, first)
+                    exact += 1
+                else:
+                    # The alternative it stopped at is one whose e-value is at or below the floor.
+                    assert weakest <= floor
+                    assert np.isnan(evidence).any() or _at_value(table, at, counts.shape) <= floor
+                    early += 1
     assert exact and early
+
+
+def _at_value(table, at, shape):
+    """The e-value of alternative ``at`` as weakest_evidence numbers it, found in alternative_evidence's table."""
+    answer, kinds, arms, attributes, evidence = table
+    m = shape[1]
+    if answer < 0:
+        match = (kinds == KIND_BECOME_FEASIBLE) & (arms == at)
+    elif at < m:
+        match = (kinds == KIND_BEST_INFEASIBLE) & (attributes == at)
+    else:
+        match = (kinds == KIND_OVERTAKE) & (arms == at - m)
+    assert match.sum() == 1, (at, kinds, arms, attributes)
+    return evidence[match][0]
 
 
 def test_lma_glr_never_stops_on_a_tie_and_has_no_answer_code_of_its_own():

@@ -132,44 +132,51 @@ def alternative_evidence(mu_hat, threshold, counts):
 
 
 @njit(cache=True)
-def weakest_evidence(mu_hat, threshold, counts, floor):
-    """``(answer, weakest)``: the smallest log e-value of :func:`alternative_evidence` (-inf if one is NaN).
+def weakest_evidence(mu_hat, threshold, counts, floor, first=-1):
+    """``(answer, weakest, at)``: the smallest log e-value of :func:`alternative_evidence` (-inf if one is NaN).
 
     Exact whenever it exceeds ``floor``; otherwise only a value at or below ``floor``,
-    for the work stops at the first alternative whose e-value is there. The
-    alternatives come in :func:`alternative_evidence`'s order, each computed only when
-    reached (the GLR of (B) too); the feasibility test of an overtaking arm ``b`` is
-    skipped when its GLR already is at least the smallest value so far, since (B)'s
-    e-value, the larger of the two, cannot lower the minimum then. The answer is
-    CONTINUE for a tie (nothing is computed).
+    for the work stops at the first alternative whose e-value is there, returned as
+    ``at`` (-1 when none is). Alternatives are numbered ``j`` for (A) on attribute ``j``
+    and ``M + b`` for (B) with arm ``b`` (``b`` for (C) when the answer is infeasible);
+    ``first`` is computed before the others, which come in :func:`alternative_evidence`'s
+    order. A minimum does not depend on the order, so the kernel passes the last check's
+    ``at``: while the run goes on, the alternative that held it back usually still does,
+    and that check costs one test. Each e-value is computed only when reached (the GLR
+    of (B) too); the feasibility test of an overtaking arm ``b`` is skipped when its GLR
+    already is at least the smallest value so far, since (B)'s e-value, the larger of
+    the two, cannot lower the minimum then. The answer is CONTINUE for a tie (nothing is computed).
     """
     answer, tie = answer_kernel(mu_hat, threshold)
     if tie >= 0:
-        return CONTINUE, math.inf
+        return CONTINUE, math.inf, -1
     n, m = mu_hat.shape
     weights = counts.astype(np.float64)
+    regret = np.empty(0)  # the KT regrets, computed with the first (B)
+    count = n if answer < 0 else m + n
     weakest = math.inf
-    if answer < 0:  # (C) for every arm
-        for b in range(n):
-            weakest = _lowered(weakest, _feasibility_evidence(mu_hat, counts, threshold, b))
-            if not weakest > floor:
-                break
-        return answer, weakest
-    for j in range(m):  # (A)
-        weakest = _lowered(weakest, _answer_test(mu_hat, weights, threshold, answer, j))
-        if not weakest > floor:
-            return answer, weakest
-    regret = _kt_regrets(mu_hat, weights)
-    for b in range(n):  # (B)
-        if b == answer:
+    for step in range(-1, count):
+        k = first if step < 0 else step
+        if k < 0 or k >= count or (step >= 0 and k == first):
             continue
-        glr = overtake_value_kernel(mu_hat, threshold, weights, answer, b, 0) - regret[answer] - regret[b]
-        if glr >= weakest:
-            continue
-        weakest = _lowered(weakest, _overtake_evidence(mu_hat, counts, threshold, b, glr))
+        if answer < 0:  # (C)
+            value = _feasibility_evidence(mu_hat, counts, threshold, k)
+        elif k < m:  # (A)
+            value = _answer_test(mu_hat, weights, threshold, answer, k)
+        else:  # (B)
+            b = k - m
+            if b == answer:
+                continue
+            if regret.size == 0:
+                regret = _kt_regrets(mu_hat, weights)
+            glr = overtake_value_kernel(mu_hat, threshold, weights, answer, b, 0) - regret[answer] - regret[b]
+            if glr >= weakest:
+                continue
+            value = _overtake_evidence(mu_hat, counts, threshold, b, glr)
+        weakest = _lowered(weakest, value)
         if not weakest > floor:
-            break
-    return answer, weakest
+            return answer, weakest, k
+    return answer, weakest, -1
 
 
 @njit(cache=True)
@@ -181,7 +188,7 @@ def _lowered(weakest, value):
 @njit(cache=True)
 def glr_decide(mu_hat, threshold, counts, level):
     """The answer if every alternative's log e-value (:func:`alternative_evidence`) exceeds ``level``, else CONTINUE."""
-    answer, weakest = weakest_evidence(mu_hat, threshold, counts, level)
+    answer, weakest, _ = weakest_evidence(mu_hat, threshold, counts, level)
     return answer if weakest > level else CONTINUE
 
 
@@ -281,6 +288,7 @@ def lma_glr_kernel(means, threshold, keys, exponents, model, max_samples, levels
     cumulated = np.ones((n, m))
     last_update = samples
     next_check = samples
+    held = -1  # the alternative that held the last check back, tested first at the next
     while True:
         if samples >= next_check:
             mu_hat = sums / counts
@@ -289,7 +297,7 @@ def lma_glr_kernel(means, threshold, keys, exponents, model, max_samples, levels
             for k in range(levels.size):
                 if not stops[4][k]:
                     lowest = min(lowest, levels[k])
-            answer, weakest = weakest_evidence(mu_hat, threshold, counts, lowest)
+            answer, weakest, held = weakest_evidence(mu_hat, threshold, counts, lowest, held)
             if answer != CONTINUE and record_stops(stops, levels < weakest, answer, samples, rounds, counts, True) == 0:
                 return stops
             if samples > last_update:
