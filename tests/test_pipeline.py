@@ -6,8 +6,6 @@ import threading
 import time
 from pathlib import Path
 
-import pytest
-
 from notebooks._tools import __main__ as tools
 from notebooks._tools import common
 from notebooks._tools.run import runner
@@ -104,16 +102,12 @@ def test_a_kernel_being_shut_down_is_not_interrupted(monkeypatch):
     assert interrupts == [False], "an interrupt asked for outside a shutdown must still reach the kernel"
 
 
-def _scheduled(tmp_path, monkeypatch, stored: str | None, took: dict[str, float]):
+def _scheduled(tmp_path, monkeypatch, took: dict[str, float]):
     """Notebooks named as ``took``'s keys, run by ``tools.main`` with a fake runner that records the order."""
     folder = tmp_path / "notebooks"
     folder.mkdir(exist_ok=True)
     for stem in took:
         (folder / f"{stem}.py").write_text("# %%\n")
-    table = tmp_path / "runtimes.csv"
-    if stored is not None:
-        table.write_text(stored)
-    monkeypatch.setattr(runner, "RUNTIMES", table)
     monkeypatch.setenv("GBAI_FIGURES_DIR", str(tmp_path / "elsewhere"))  # figures mode sets it: undone after the test
     started = []
 
@@ -124,20 +118,21 @@ def _scheduled(tmp_path, monkeypatch, stored: str | None, took: dict[str, float]
     monkeypatch.setattr(runner, "execute_notebook", run)
     monkeypatch.setattr(runner, "write_results", lambda notebooks, root: {"results": 0, "table": root, "quotes": 0,
                                                                            "pages": 0})
-    return folder, table, started
+    return folder, started
 
 
-def test_figures_and_quick_runs_start_the_longest_notebooks_first(tmp_path, monkeypatch):
-    took = {"01_a": 6.0, "02_b": 50.0, "03_c": 250.0, "04_d": 400.0}
-    folder, table, started = _scheduled(tmp_path, monkeypatch, "notebook,seconds\n01_a,5\n03_c,300\n02_b,40\n", took)
+def test_figures_and_quick_runs_start_the_notebooks_in_their_numbered_order(tmp_path, monkeypatch):
+    # A notebook reads the runs of those before it from the cache (notebook 11 CSS-LUCB's of 5-8),
+    # so they start first, whatever their length.
+    took = {"04_d": 400.0, "01_a": 6.0, "03_c": 250.0, "02_b": 50.0}
+    folder, started = _scheduled(tmp_path, monkeypatch, took)
     # One at a time, so the order they start in is the order they were submitted in.
     assert tools.main(["figures", "--notebooks", str(folder), "--jobs", "1"]) == 0
-    assert started == ["03_c", "02_b", "01_a", "04_d"], "longest stored first, the unmeasured one last"
-    assert table.read_text() == "notebook,seconds\n01_a,5\n03_c,300\n02_b,40\n", "a run leaves the table as it is"
+    assert started == ["01_a", "02_b", "03_c", "04_d"]
     assert os.environ["GBAI_FIGURES_DIR"] == str(tmp_path / "figures"), "make figures writes the committed figures"
     started.clear()
     assert tools.main(["quick", "--notebooks", str(folder), "--output", str(tmp_path / "quick"), "--jobs", "1"]) == 0
-    assert started == ["03_c", "02_b", "01_a", "04_d"]
+    assert started == ["01_a", "02_b", "03_c", "04_d"]
 
 
 def test_as_many_notebooks_run_at_once_as_this_process_has_cores(monkeypatch):
@@ -148,30 +143,6 @@ def test_as_many_notebooks_run_at_once_as_this_process_has_cores(monkeypatch):
     monkeypatch.delattr(os, "sched_getaffinity")  # macOS
     monkeypatch.setattr(os, "cpu_count", lambda: 6)
     assert tools.parser().parse_args(["figures"]).jobs == 6
-
-
-def test_a_runtimes_table_that_cannot_be_read_stops_with_one_line(tmp_path, monkeypatch, capsys):
-    folder, table, started = _scheduled(tmp_path, monkeypatch, "notebook,seconds\n01_a,long\n", {"01_a": 1.0})
-    assert tools.main(["figures", "--notebooks", str(folder)]) == 2
-    assert capsys.readouterr().err == f"pipeline: error: {table} is not a table of notebook,seconds rows\n"
-    assert not started
-
-
-def test_the_stored_runtimes_name_notebooks_that_exist():
-    scripts = {script.stem for script in common.notebook_scripts(ROOT / "notebooks")}
-    stored = runner.read_runtimes(runner.RUNTIMES)
-    assert stored and set(stored) <= scripts, f"runtimes of notebooks that do not exist: {set(stored) - scripts}"
-
-
-def test_notebooks_are_chosen_by_name_prefix_and_an_unknown_prefix_is_named(tmp_path):
-    # The same choice as the course's ASSIGNMENT= and the notebooks' names on the command line.
-    for name in ("01_setup", "02_bound", "12_betting", "notes"):
-        (tmp_path / f"{name}.py").write_text("")
-    assert [path.stem for path in common.notebook_scripts(tmp_path)] == ["01_setup", "02_bound", "12_betting"]
-    assert [path.stem for path in common.notebook_scripts(tmp_path, ["12", "0"])] == ["01_setup", "02_bound",
-                                                                                       "12_betting"]
-    with pytest.raises(ValueError, match="^no notebook matches 9, 3; known: 01_setup, 02_bound, 12_betting$"):
-        common.notebook_scripts(tmp_path, ["12", "9", "3"])
 
 
 def test_a_run_times_each_code_cell_and_names_the_slowest(tmp_path, monkeypatch):

@@ -7,13 +7,15 @@ filled in, in the form JupyterLab saves it, so the pair converts back to the sam
 script and opening and saving it in Lab changes neither file), then publishes the
 results they record (:mod:`.publish`); ``quick`` runs each with ``quick=True`` into
 an output folder. A notebook is replaced only when every cell succeeded. Both start
-the longest notebooks first, by the seconds a full run of each took (:data:`RUNTIMES`),
-so that the last to finish is a short one.
+the notebooks in their numbered order, as many at once as ``jobs``: a notebook reads
+the runs of the notebooks before it from the result cache (notebooks 10 to 12 use
+CSS-LUCB's runs of notebooks 5 to 8, and 11 and 12 CSS-LUCB+'s of notebook 10), so
+each run is computed by the first notebook that needs it, while the others are still
+to start.
 """
 
 from __future__ import annotations
 
-import csv
 import functools
 import os
 import sys
@@ -24,12 +26,9 @@ from pathlib import Path
 from ..common import ipc_prefix, notebook_scripts, replace_atomically
 from .publish import write_results
 
-__all__ = ["cell_seconds", "execute_notebook", "merge_streams", "read_runtimes", "run_notebooks", "slowest_cells",
-           "store_pair"]
+__all__ = ["cell_seconds", "execute_notebook", "merge_streams", "run_notebooks", "slowest_cells", "store_pair"]
 
 KERNEL = "python3"
-#: The seconds each notebook took in a full run, as ``figures`` prints them.
-RUNTIMES = Path(__file__).with_name("runtimes.csv")
 #: A notebook that takes longer is shown with its slowest cells (the profile of the results page).
 PROFILED = 60.0
 
@@ -195,9 +194,6 @@ def run_notebooks(mode: str, notebooks: Path, names: list[str], jobs: int, outpu
         raise ValueError(f"no notebooks in {folder}")
     if jobs < 1:
         raise ValueError(f"--jobs must be at least 1, got {jobs}")
-    runtimes = read_runtimes(RUNTIMES)
-    # Unmeasured notebooks last, in name order (sorted is stable).
-    scripts = sorted(scripts, key=lambda script: -runtimes.get(script.stem, 0.0))
 
     def run(script: Path) -> tuple[float, Path, list]:
         if mode == "figures":
@@ -236,14 +232,3 @@ def run_notebooks(mode: str, notebooks: Path, names: list[str], jobs: int, outpu
         print(f"{written['results']} results gathered into {written['table']}; "
               f"{written['quotes']} quoted number(s) rewritten in {written['pages']} page(s)")
     return 0
-
-
-def read_runtimes(table: Path) -> dict[str, float]:
-    """The seconds per notebook stem of the runtimes table (none when it does not exist)."""
-    if not table.exists():
-        return {}
-    try:
-        return {row["notebook"]: float(row["seconds"])
-                for row in csv.DictReader(table.read_text(encoding="utf-8").splitlines())}
-    except (KeyError, TypeError, ValueError):
-        raise ValueError(f"{table} is not a table of notebook,seconds rows") from None
