@@ -1,8 +1,7 @@
 """How close Betting-GBAI (or another spec) comes to the limit: longer measurements than notebooks 11-12.
 
 Four studies, each a function returning a table (notebook 13 runs the first and the
-last; at the defaults the first three take about half an hour on two cores, the
-last about 11 minutes):
+last; the runtimes section of the results page times its cells):
 
 * :func:`bernoulli_ratios`: on every instance of experiments 1-3 and the varying-N
   and varying-M tables, with Bernoulli rewards, mean samples over
