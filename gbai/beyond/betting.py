@@ -525,11 +525,12 @@ class BettingGBAI:
 
     def decide(self, state: RoundState) -> Decision:
         n, m = state.counts.shape
-        if self.level is None:
-            self.level = rejection_level(n, m, state.delta, self.union)
-        observations = state.observations
         threshold = float(state.threshold)
-        steps = bernoulli_steps(threshold, self.rho)
+        if self.level is None:  # the run's constants, once (the threshold and delta come with the first round)
+            self.level = rejection_level(n, m, state.delta, self.union)
+            self.steps = bernoulli_steps(threshold, self.rho)
+        observations = state.observations
+        steps = self.steps
         for i in range(n):
             for j in range(m):
                 while self.counts[i, j] < state.counts[i, j]:
